@@ -1,0 +1,257 @@
+"""``kubectl-adapter``: the command Manager spawns. JSON on stdout, logs on stderr.
+
+Exactly one JSON document is printed on stdout, the result or ``{"error": ...}``, and the exit
+code is the error's (see ``errors``). Heavy modules are imported only by the commands that
+need them, so ``--help`` and ``capabilities`` stay fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from .errors import AdapterError, InternalError, InvalidInput
+
+if TYPE_CHECKING:
+    from .config import ClusterConfig
+    from .provider import KubernetesProvider
+
+PROG = "kubectl-adapter"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises InvalidInput instead of printing usage and exiting 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise InvalidInput(f"{self.prog}: {message}", {"usage": self.format_usage().strip()})
+
+
+def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    default: Any = argparse.SUPPRESS if suppress else None
+
+    def add(*names: str, **kwargs: Any) -> None:
+        if suppress:
+            kwargs["default"] = argparse.SUPPRESS
+        parser.add_argument(*names, **kwargs)
+
+    add("--kubeconfig", metavar="PATH", default=default, help="kubeconfig (else $KUBECONFIG)")
+    add("--context", metavar="NAME", default=default, help="kubeconfig context")
+    add("-n", "--namespace", metavar="NS", default=default, help="namespace (else context's)")
+    add("--kubectl", metavar="PATH", default=default, help="kubectl binary (else on PATH)")
+    add("--timeout", metavar="S", type=float, default=default, help="bound on each wait (300)")
+    add(
+        "--request-timeout",
+        metavar="S",
+        type=float,
+        default=default,
+        help="kubectl --request-timeout per API request (10)",
+    )
+    add(
+        "--call-timeout",
+        metavar="S",
+        type=float,
+        default=default,
+        help="bound on any kubectl process that is not a wait (60)",
+    )
+    add("--cache-dir", metavar="DIR", default=default, help="kubectl --cache-dir")
+    add(
+        "--node-id",
+        metavar="ID",
+        default=default,
+        help="Manager node ID: only this node's workloads are listed or touched",
+    )
+    add(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=False if not suppress else default,
+        help="log every kubectl command to stderr, shell-quoted",
+    )
+    add(
+        "--dry-run",
+        action="store_true",
+        default=False if not suppress else default,
+        help="run nothing; print the kubectl commands and manifest",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="Run Manager containers on Kubernetes, one Deployment each, via kubectl.",
+    )
+    _global_options(parser, suppress=False)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        _global_options(sub, suppress=True)
+        return sub
+
+    def provider_id(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("provider_id", metavar="PROVIDER_ID", help="namespace/deployment-name")
+
+    def owner(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--container-id",
+            metavar="ID",
+            help="refuse unless the Deployment belongs to this Manager container",
+        )
+
+    command("render", "print the Deployment manifest for a spec (no cluster)").add_argument(
+        "--spec", required=True, metavar="FILE", help="spec JSON file, or - for stdin"
+    )
+    command("create", "create the container and wait until it is available").add_argument(
+        "--spec", required=True, metavar="FILE", help="spec JSON file, or - for stdin"
+    )
+    command("check", "check kubectl, the API connection, namespace and permissions")
+    command("nodes", "list the cluster's nodes (discovery)")
+    command("list", "status of every Manager workload of this node (one kubectl call)")
+    command("capabilities", "what this provider offers Manager's shared jobs")
+    for name, text in (
+        ("status", "status of one container"),
+        ("network", "the container's current (ephemeral) Pod IP; MAC is always null"),
+    ):
+        provider_id(command(name, text))
+    for name, text in (
+        ("start", "scale to 1 and wait until available"),
+        ("stop", "scale to 0 and wait until the pods are gone"),
+        ("delete", "delete the Deployment; Kubernetes removes its ReplicaSets and Pods"),
+    ):
+        sub = command(name, text)
+        provider_id(sub)
+        owner(sub)
+    sub = command("reconfigure", "re-apply env, entrypoint, CPU and memory; wait for rollout")
+    provider_id(sub)
+    sub.add_argument("--spec", required=True, metavar="FILE", help="spec JSON file, or - for stdin")
+    sub.add_argument(
+        "--rollback-on-failure",
+        action="store_true",
+        help="on a failed rollout run `kubectl rollout undo` and wait for it",
+    )
+    return parser
+
+
+def _config(args: argparse.Namespace) -> ClusterConfig:
+    from .config import (
+        DEFAULT_CALL_TIMEOUT,
+        DEFAULT_REQUEST_TIMEOUT,
+        DEFAULT_WAIT_TIMEOUT,
+        ClusterConfig,
+    )
+
+    for flag in ("timeout", "request_timeout", "call_timeout"):
+        value = getattr(args, flag)
+        if value is not None and not value > 0:
+            raise InvalidInput(f"--{flag.replace('_', '-')} must be a number of seconds > 0")
+    if args.node_id is not None:
+        from .naming import LABEL_VALUE_RULE, is_label_value
+
+        if not is_label_value(args.node_id):
+            raise InvalidInput(f"--node-id {LABEL_VALUE_RULE}")
+    return ClusterConfig(
+        kubeconfig=args.kubeconfig,
+        context=args.context,
+        namespace=args.namespace,
+        kubectl=args.kubectl,
+        timeout=args.timeout or DEFAULT_WAIT_TIMEOUT,
+        request_timeout=args.request_timeout or DEFAULT_REQUEST_TIMEOUT,
+        call_timeout=args.call_timeout or DEFAULT_CALL_TIMEOUT,
+        cache_dir=args.cache_dir,
+        node_id=args.node_id,
+        verbose=args.verbose,
+        dry_run=args.dry_run,
+    )
+
+
+def _provider(args: argparse.Namespace) -> KubernetesProvider:
+    from .provider import KubernetesProvider
+
+    return KubernetesProvider(_config(args))
+
+
+def _dump(value: Any) -> Any:
+    if isinstance(value, list):
+        return {"items": [_dump(item) for item in value]}
+    to_json = getattr(value, "to_json", None)
+    return to_json() if callable(to_json) else value
+
+
+def run_command(args: argparse.Namespace) -> Any:
+    """Dispatch one parsed command; returns what is printed (str for render, else JSON)."""
+    command = args.command
+    if command == "capabilities":
+        from .models import Capabilities
+
+        return Capabilities()
+    if command in ("render", "create", "reconfigure"):
+        from .spec import load_spec
+
+        spec = load_spec(args.spec)
+    provider = _provider(args)
+    if command == "render":
+        return provider.render(spec)
+    if command == "create":
+        return provider.create(spec)
+    if command == "reconfigure":
+        return provider.reconfigure(
+            args.provider_id, spec, rollback_on_failure=args.rollback_on_failure
+        )
+    if command in ("start", "stop", "delete"):
+        operation = getattr(provider, command)
+        return operation(args.provider_id, container_id=args.container_id)
+    if command in ("status", "network"):
+        return getattr(provider, command)(args.provider_id)
+    if command == "list":
+        return provider.list()
+    if command == "check":
+        return provider.check()
+    if command == "nodes":
+        return provider.nodes()
+    raise InvalidInput(f"unknown command {command!r}")  # pragma: no cover - argparse stops it
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.verbose:
+            import logging
+
+            logging.basicConfig(
+                level=logging.INFO, stream=sys.stderr, format=f"{PROG}: %(message)s"
+            )
+        result = run_command(args)
+    except AdapterError as exc:
+        _print_json(exc.to_json())
+        return exc.exit_code
+    except KeyboardInterrupt:
+        _print_json(InternalError("interrupted").to_json())
+        return 130
+    except Exception as exc:  # a bug: still one JSON document, never a traceback on stdout
+        error = InternalError(f"unexpected {type(exc).__name__}: {exc}")
+        _print_json(error.to_json())
+        import traceback
+
+        from .redact import redact
+
+        sys.stderr.write(redact(traceback.format_exc()))
+        return error.exit_code
+    if isinstance(result, str):
+        sys.stdout.write(result)
+    else:
+        _print_json(_dump(result))
+    return 0
+
+
+def _print_json(document: Any) -> None:
+    sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

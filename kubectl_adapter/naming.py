@@ -1,0 +1,86 @@
+"""Names, labels and provider IDs: the pure rules that tie a Manager container to a Deployment."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+from .errors import InvalidProviderId
+
+LABEL_PREFIX = "org.mieweb.opensource-server"
+MANAGED_LABEL = f"{LABEL_PREFIX}.managed"
+NODE_ID_LABEL = f"{LABEL_PREFIX}.node-id"
+CONTAINER_ID_LABEL = f"{LABEL_PREFIX}.container-id"
+FIELD_MANAGER = "opensource-server-manager"
+CONTAINER_NAME = "main"
+
+_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_LABEL_VALUE = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+
+DNS1123_RULE = (
+    "must be a DNS-1123 label: at most 63 characters, lowercase letters, digits and '-', "
+    "starting and ending with a letter or digit"
+)
+LABEL_VALUE_RULE = (
+    "must be a Kubernetes label value: 1 to 63 characters, letters, digits, '-', '_' or '.', "
+    "starting and ending with a letter or digit"
+)
+
+
+def is_dns1123_label(value: str) -> bool:
+    return len(value) <= 63 and bool(_DNS1123_LABEL.match(value))
+
+
+def is_label_value(value: str) -> bool:
+    return 0 < len(value) <= 63 and bool(_LABEL_VALUE.match(value))
+
+
+class ProviderId(NamedTuple):
+    """``namespace/name``: the only identity Manager stores for a Kubernetes container."""
+
+    namespace: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+def parse_provider_id(value: str) -> ProviderId:
+    """Split and validate a provider ID; raise before any kubectl call if it is malformed."""
+    parts = value.split("/")
+    if len(parts) != 2:
+        raise InvalidProviderId(
+            f"provider ID {value!r} must be exactly 'namespace/name'",
+            {"providerId": value},
+        )
+    namespace, name = parts
+    for part, what in ((namespace, "namespace"), (name, "name")):
+        if not is_dns1123_label(part):
+            raise InvalidProviderId(
+                f"provider ID {value!r}: {what} {part!r} {DNS1123_RULE}",
+                {"providerId": value, "field": what},
+            )
+    return ProviderId(namespace, name)
+
+
+def identity_labels(container_id: str) -> dict[str, str]:
+    """The selector labels: they can never change, because a selector is immutable."""
+    return {MANAGED_LABEL: "true", CONTAINER_ID_LABEL: container_id}
+
+
+def workload_labels(container_id: str, node_id: str) -> dict[str, str]:
+    return {MANAGED_LABEL: "true", NODE_ID_LABEL: node_id, CONTAINER_ID_LABEL: container_id}
+
+
+def selector_string(labels: dict[str, str]) -> str:
+    """``k=v,k=v`` in a stable order, as ``kubectl -l`` takes it."""
+    return ",".join(f"{k}={v}" for k, v in sorted(labels.items()))
+
+
+def deployment_selector(deployment: dict[str, Any]) -> str:
+    """The Deployment's own ``matchLabels`` as a ``-l`` selector (how its pods are found)."""
+    match_labels = deployment.get("spec", {}).get("selector", {}).get("matchLabels") or {}
+    if not match_labels:
+        labels = deployment.get("metadata", {}).get("labels") or {}
+        match_labels = identity_labels(str(labels.get(CONTAINER_ID_LABEL, "")))
+    return selector_string({str(k): str(v) for k, v in match_labels.items()})

@@ -1,0 +1,49 @@
+"""Every Kubernetes permission the adapter's kubectl calls need, and which operation needs it.
+
+This table is the source for ``check`` and for ``rbac/role.yaml``; a test keeps them equal.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Need(NamedTuple):
+    verb: str
+    group: str
+    resource: str
+    subresource: str
+    needed_for: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        resource = f"{self.resource}/{self.subresource}" if self.subresource else self.resource
+        group = self.group or "core"
+        return f"{self.verb} {resource} ({group})"
+
+
+NAMESPACED_NEEDS: tuple[Need, ...] = (
+    Need(
+        "get",
+        "apps",
+        "deployments",
+        "",
+        ("create", "status", "start", "stop", "delete", "reconfigure", "network", "rollout status"),
+    ),
+    Need("list", "apps", "deployments", "", ("list", "rollout status", "delete (wait)")),
+    Need("watch", "apps", "deployments", "", ("rollout status", "delete (wait)")),
+    # Server-side apply of an absent object is authorised as create as well as patch.
+    Need("create", "apps", "deployments", "", ("create",)),
+    Need("patch", "apps", "deployments", "", ("create", "reconfigure", "rollout undo")),
+    Need("delete", "apps", "deployments", "", ("delete",)),
+    Need("patch", "apps", "deployments", "scale", ("start", "stop")),
+    Need("list", "apps", "replicasets", "", ("status", "list", "network", "rollout undo")),
+    Need("list", "", "pods", "", ("status", "list", "network", "stop (wait)")),
+    Need("get", "", "pods", "", ("stop (wait)",)),
+    Need("watch", "", "pods", "", ("stop (wait)",)),
+    Need("list", "", "events", "", ("failure diagnostics",)),
+    # kubectl itself GETs the namespace after a 404 to tell "no namespace" from "no object".
+    Need("get", "", "namespaces", "", ("check", "rollout status")),
+)
+
+CLUSTER_NEEDS: tuple[Need, ...] = (Need("list", "", "nodes", "", ("nodes",)),)

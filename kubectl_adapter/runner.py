@@ -1,0 +1,214 @@
+"""The one place that builds kubectl argv and runs kubectl.
+
+Every call: a list argv (never a shell string), a timeout, manifests on stdin, stdout and
+stderr captured, failures translated by ``kubectl_errors.classify``. With ``verbose`` each
+command is logged shell-quoted, exactly as an operator can paste it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from typing import IO, Any, NamedTuple
+
+from .config import ClusterConfig
+from .errors import ConfigurationError, InternalError
+from .kubectl_errors import classify
+from .redact import redact
+
+log = logging.getLogger("kubectl_adapter")
+
+# Extra time a waiting kubectl gets beyond its own --timeout before we kill it: it must be
+# allowed to report its own timeout (with its own words) before we call it a hang.
+WAIT_GRACE_SECONDS = 15.0
+
+
+class KubectlResult(NamedTuple):
+    argv: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _seconds(value: float) -> str:
+    """kubectl duration: whole seconds, at least 1 (``0`` would mean "no timeout")."""
+    return f"{max(1, round(value))}s"
+
+
+class KubectlRunner:
+    """Runs kubectl for one ClusterConfig; the only module that touches ``subprocess``."""
+
+    def __init__(self, config: ClusterConfig, *, progress: IO[str] | None = None) -> None:
+        self.config = config
+        self.progress = progress if progress is not None else sys.stderr
+        self._binary: str | None = None
+
+    # -- argv -------------------------------------------------------------------------------
+
+    @property
+    def binary(self) -> str:
+        """kubectl's path: ``--kubectl`` if given, else the first on PATH."""
+        if self._binary is None:
+            wanted = self.config.kubectl or "kubectl"
+            found = shutil.which(wanted)
+            if found is None:
+                where = "on PATH" if self.config.kubectl is None else f"at {wanted!r}"
+                raise ConfigurationError(
+                    f"kubectl not found {where}: install kubectl or pass --kubectl PATH",
+                    {"kubectl": wanted},
+                )
+            self._binary = found
+        return self._binary
+
+    def argv(
+        self, args: Sequence[str], *, namespace: str | None = None, request_timeout: bool = True
+    ) -> list[str]:
+        """``kubectl [--kubeconfig P] [--context C] [-n NS] [--request-timeout S] ARGS``.
+
+        Waits pass ``request_timeout=False``: kubectl applies --request-timeout to the whole
+        watch stream too, which would cut a long wait; the process bound covers them instead.
+        """
+        cfg = self.config
+        argv = [self.config.kubectl or "kubectl"] if cfg.dry_run else [self.binary]
+        if cfg.kubeconfig:
+            argv += ["--kubeconfig", cfg.kubeconfig]
+        if cfg.context:
+            argv += ["--context", cfg.context]
+        if cfg.cache_dir:
+            argv += ["--cache-dir", cfg.cache_dir]
+        ns = namespace or cfg.namespace
+        if ns:
+            argv += ["-n", ns]
+        if request_timeout:
+            argv += ["--request-timeout", _seconds(cfg.request_timeout)]
+        argv += [str(arg) for arg in args]
+        return argv
+
+    @staticmethod
+    def display(argv: Sequence[str]) -> str:
+        """The command as an operator would type it (``kubectl``, not its resolved path)."""
+        shown = ["kubectl", *argv[1:]] if argv and os.path.basename(argv[0]) == "kubectl" else argv
+        return redact(shlex.join(shown))
+
+    # -- running ----------------------------------------------------------------------------
+
+    def run(
+        self,
+        args: Sequence[str],
+        *,
+        namespace: str | None = None,
+        stdin: str | None = None,
+        timeout: float | None = None,
+        stream: bool = False,
+        request_timeout: bool = True,
+    ) -> KubectlResult:
+        """Run kubectl; return its output on exit 0, raise the mapped error otherwise."""
+        argv = self.argv(args, namespace=namespace, request_timeout=request_timeout)
+        shown = self.display(argv)
+        if self.config.verbose:
+            log.info("+ %s", shown)
+        bound = timeout if timeout is not None else self.config.call_timeout
+        returncode, stdout, stderr = self._execute(argv, stdin, bound, stream)
+        if returncode is None:
+            raise classify(shown, -1, stderr, timed_out=True)
+        if returncode != 0:
+            # kubectl get prints an empty List on stdout even when the LIST failed:
+            # only the exit status tells, so stdout is never looked at here.
+            raise classify(shown, returncode, stderr)
+        if stderr.strip() and self.config.verbose:
+            log.info("kubectl stderr: %s", redact(stderr.strip()))
+        return KubectlResult(argv, returncode, stdout, stderr)
+
+    def run_json(self, args: Sequence[str], **kwargs: Any) -> Any:
+        """Run a kubectl command that prints JSON; empty output (``--ignore-not-found``) is None."""
+        result = self.run(args, **kwargs)
+        if not result.stdout.strip():
+            return None
+        try:
+            return json.loads(result.stdout)
+        except json.JSONDecodeError as exc:
+            raise InternalError(
+                f"kubectl printed output that is not JSON: {exc}",
+                {"command": self.display(result.argv)},
+            ) from None
+
+    def _execute(
+        self, argv: list[str], stdin: str | None, timeout: float, stream: bool
+    ) -> tuple[int | None, str, str]:
+        """Run the process; ``None`` as exit status means it was killed at ``timeout``."""
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+            )
+        except FileNotFoundError:
+            raise ConfigurationError(
+                f"kubectl not found at {argv[0]!r}", {"kubectl": argv[0]}
+            ) from None
+        except PermissionError:
+            raise ConfigurationError(
+                f"kubectl at {argv[0]!r} is not executable", {"kubectl": argv[0]}
+            ) from None
+        if not stream:
+            try:
+                stdout, stderr = proc.communicate(stdin, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                stdout, stderr = proc.communicate()
+                return None, stdout or "", stderr or ""
+            return proc.returncode, stdout or "", stderr or ""
+        return self._execute_streaming(proc, timeout)
+
+    def _execute_streaming(
+        self, proc: subprocess.Popen[str], timeout: float
+    ) -> tuple[int | None, str, str]:
+        """Echo kubectl's stdout (rollout progress) to our stderr line by line as it comes."""
+        out: list[str] = []
+        err: list[str] = []
+
+        def pump(source: IO[str] | None, sink: list[str], echo: bool) -> None:
+            if source is None:
+                return
+            for line in iter(source.readline, ""):
+                sink.append(line)
+                if echo:
+                    self.progress.write(f"kubectl: {redact(line.rstrip())}\n")
+                    self.progress.flush()
+
+        readers = [
+            threading.Thread(target=pump, args=(proc.stdout, out, True), daemon=True),
+            threading.Thread(target=pump, args=(proc.stderr, err, False), daemon=True),
+        ]
+        for reader in readers:
+            reader.start()
+        try:
+            returncode: int | None = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            returncode = None
+        for reader in readers:
+            reader.join(timeout=5)
+        return returncode, "".join(out), "".join(err)
+
+
+def wait_timeout_args(seconds: float) -> list[str]:
+    """``--timeout=Ns`` for kubectl's own waits."""
+    return [f"--timeout={_seconds(seconds)}"]
+
+
+def process_bound(wait_seconds: float) -> float:
+    """How long a waiting kubectl may live: its own timeout plus grace to say why."""
+    return wait_seconds + WAIT_GRACE_SECONDS

@@ -1,0 +1,75 @@
+"""Bounded waits on kubectl, with the reason attached when they fail.
+
+``kubectl rollout status`` returns the moment the rollout completes (it watches), but it never
+notices a pod stuck in ImagePullBackOff or CrashLoopBackOff: it would wait out the whole
+timeout. So the wait runs in slices; between slices one read looks for failures that will
+not heal, and the wait ends early with RolloutFailed when it finds one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .errors import AdapterError, RolloutFailed, Timeout
+from .pods import describe_failure, newest_replicaset, pod_failures, pods_of
+from .runner import KubectlRunner, process_bound, wait_timeout_args
+
+SLICE_SECONDS = 10.0
+
+Explainer = Callable[[], tuple[str, dict[str, Any]]]
+Reader = Callable[[], tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]]
+
+
+def wait_rollout(
+    runner: KubectlRunner,
+    namespace: str,
+    name: str,
+    timeout: float,
+    read: Reader,
+    explain: Explainer,
+    *,
+    slice_seconds: float = SLICE_SECONDS,
+) -> None:
+    """Wait until the Deployment's rollout is complete, at most ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        step = max(1.0, min(remaining, slice_seconds))
+        try:
+            runner.run(
+                ["rollout", "status", f"deployment/{name}", *wait_timeout_args(step)],
+                namespace=namespace,
+                timeout=process_bound(step),
+                stream=True,
+                request_timeout=False,
+            )
+            return
+        except RolloutFailed as exc:
+            raise _enrich(RolloutFailed, exc, explain) from exc
+        except Timeout as exc:
+            if time.monotonic() >= deadline - 0.5:
+                raise _enrich(Timeout, exc, explain, timeout) from exc
+        deployment, replicasets, pods = read()
+        if deployment is None:
+            raise RolloutFailed(f"deployment {namespace}/{name} was deleted during the wait")
+        newest = newest_replicaset(deployment, replicasets)
+        failures = pod_failures(pods_of(newest, pods) if newest is not None else pods)
+        if failures:
+            message, details = explain()
+            raise RolloutFailed(
+                f"rollout of {namespace}/{name} cannot succeed: {describe_failure(failures[0])}"
+                f" | {message}",
+                details,
+            )
+
+
+def _enrich(
+    kind: type[AdapterError], exc: AdapterError, explain: Explainer, timeout: float | None = None
+) -> AdapterError:
+    """The same error kind, carrying conditions, pod reasons and events."""
+    message, details = explain()
+    details["kubectl"] = exc.details
+    prefix = f"rollout not complete after {timeout:g}s" if timeout is not None else exc.message
+    return kind(f"{prefix}: {message}", details)
