@@ -83,7 +83,8 @@ def deployment_status(
         observed = _count(status, "observedGeneration")
         generation = int(deployment.get("metadata", {}).get("generation", 0) or 0)
         updated = _count(status, "updatedReplicas")
-        if observed < generation or updated < desired:
+        total = _count(status, "replicas")
+        if observed < generation or updated < desired or total > updated:
             return StatusResult(Status.RUNNING, f"{counts}; rollout in progress")
         return StatusResult(Status.RUNNING, counts)
     if live_pods:

@@ -8,8 +8,8 @@ not heal, and the wait ends early with RolloutFailed when it finds one.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
+from time import monotonic
 from typing import Any
 
 from .errors import AdapterError, RolloutFailed, Timeout
@@ -33,9 +33,9 @@ def wait_rollout(
     slice_seconds: float = SLICE_SECONDS,
 ) -> None:
     """Wait until the Deployment's rollout is complete, at most ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
+    deadline = monotonic() + timeout
     while True:
-        remaining = deadline - time.monotonic()
+        remaining = deadline - monotonic()
         step = max(1.0, min(remaining, slice_seconds))
         try:
             runner.run(
@@ -49,7 +49,7 @@ def wait_rollout(
         except RolloutFailed as exc:
             raise _enrich(RolloutFailed, exc, explain) from exc
         except Timeout as exc:
-            if time.monotonic() >= deadline - 0.5:
+            if monotonic() >= deadline - 0.5:
                 raise _enrich(Timeout, exc, explain, timeout) from exc
         deployment, replicasets, pods = read()
         if deployment is None:

@@ -1,0 +1,751 @@
+"""Provider operations against faked kubectl processes (pytest-subprocess).
+
+Each test registers exactly the kubectl calls the operation is expected to make, with
+realistic stdout/stderr, so an extra or missing call fails the test.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from pytest_subprocess import FakeProcess
+
+from kubectl_adapter import errors, waits
+from kubectl_adapter.config import ClusterConfig
+from kubectl_adapter.models import DryRunPlan, Snapshot
+from kubectl_adapter.provider import KubernetesProvider
+from kubectl_adapter.render import render_manifest
+from kubectl_adapter.spec import ContainerSpec, parse_spec
+
+from .k8s_objects import (
+    condition,
+    deployment,
+    event,
+    kubectl_list,
+    kubectl_object,
+    pod,
+    replicaset,
+)
+
+K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
+KW = ["kubectl", "-n", "testns"]  # waits carry no --request-timeout
+SELECTOR = "org.mieweb.opensource-server.container-id=42,org.mieweb.opensource-server.managed=true"
+GET = [*K, "get", "deployment", "web-1", "--ignore-not-found", "-o", "json"]
+APPLY = [
+    *K,
+    "apply",
+    "--server-side",
+    "--field-manager=opensource-server-manager",
+    "--force-conflicts",
+    "-f",
+    "-",
+]
+READ = [*K, "get", "deployments,replicasets,pods", "-l", SELECTOR, "-o", "json"]
+OWNED = [*K, "get", "replicasets,pods", "-l", SELECTOR, "-o", "json"]
+EVENTS = [*K, "get", "events", "--field-selector", "type=Warning", "-o", "json"]
+ROLLED_OUT = 'Waiting for deployment "web-1" rollout to finish: 0 of 1 updated replicas are available...\ndeployment "web-1" successfully rolled out\n'  # noqa: E501
+TIMED_OUT = "error: timed out waiting for the condition\n"
+CONN_REFUSED = (
+    'E1130 01:41:10.384773   14350 memcache.go:265] "Unhandled Error" err="couldn\'t get current '
+    'server API group list: Get \\"https://127.0.0.1:6443/api?timeout=10s\\": dial tcp '
+    '127.0.0.1:6443: connect: connection refused"\n'
+    "The connection to the server 127.0.0.1:6443 was refused - did you specify the right host "
+    "or port?\n"
+)
+
+SPEC: dict[str, Any] = {
+    "containerId": "42",
+    "nodeId": "7",
+    "hostname": "web-1",
+    "image": "nginx:latest",
+    "cpus": 1,
+    "memoryMb": 1024,
+    "env": {"KEY": "value"},
+}
+
+
+def rollout(seconds: int = 300) -> list[str]:
+    return [*KW, "rollout", "status", "deployment/web-1", f"--timeout={min(seconds, 10)}s"]
+
+
+class Clock:
+    """A monotonic clock that moves only by the ``--timeout`` of each kubectl wait run so far:
+    a faked wait "takes" exactly its timeout, and nothing else takes time."""
+
+    def __init__(self, fp: FakeProcess) -> None:
+        self.fp = fp
+
+    def __call__(self) -> float:
+        spent = 0.0
+        for call in self.fp.calls:
+            for arg in call:
+                if str(arg).startswith("--timeout=") and "rollout" in call:
+                    spent += float(str(arg).removeprefix("--timeout=").removesuffix("s"))
+        return 1000.0 + spent
+
+
+@pytest.fixture
+def clock(fp: FakeProcess, monkeypatch: pytest.MonkeyPatch) -> Clock:
+    fake = Clock(fp)
+    monkeypatch.setattr(waits, "monotonic", fake)
+    return fake
+
+
+@pytest.fixture(autouse=True)
+def _kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", lambda name: name)
+
+
+def make_provider(**overrides: Any) -> KubernetesProvider:
+    return KubernetesProvider(ClusterConfig(namespace="testns", **overrides))
+
+
+def running_objects() -> list[dict[str, Any]]:
+    dep = deployment()
+    rs = replicaset(dep)
+    return [dep, rs, pod(rs, ip="10.244.1.9")]
+
+
+def calls(fp: FakeProcess) -> list[list[str]]:
+    return [[str(a) for a in call] for call in fp.calls]
+
+
+# -- create ------------------------------------------------------------------------------------
+
+
+def test_create_applies_waits_and_reports_the_snapshot(fp: FakeProcess, clock: Clock) -> None:
+    spec = parse_spec(SPEC)
+    seen: dict[str, str] = {}
+    fp.register(GET, stdout="")
+    fp.register(
+        APPLY,
+        stdout="deployment.apps/web-1 serverside-applied\n",
+        stdin_callable=lambda text: seen.setdefault("manifest", text),
+    )
+    fp.register(rollout(), stdout=ROLLED_OUT)
+    fp.register(READ, stdout=kubectl_list(running_objects()))
+
+    snapshot = make_provider().create(spec)
+
+    assert isinstance(snapshot, Snapshot)
+    assert snapshot.to_json() | {"message": "-"} == {
+        "providerId": "testns/web-1",
+        "vmid": "testns/web-1",
+        "name": "web-1",
+        "namespace": "testns",
+        "node": "7",
+        "containerId": "42",
+        "status": "running",
+        "message": "-",
+        "podIp": "10.244.1.9",
+        "ipv4Address": "10.244.1.9",
+        "macAddress": None,
+        "ephemeral": True,
+        "image": "nginx:latest",
+        "cpus": 1.0,
+        "memoryMb": 1024,
+        "replicas": 1,
+        "readyReplicas": 1,
+        "availableReplicas": 1,
+        "updatedReplicas": 1,
+        "generation": 1,
+        "observedGeneration": 1,
+    }
+    assert seen["manifest"] == render_manifest(spec, "testns")
+    assert len(fp.calls) == 4
+
+
+def test_create_refuses_a_foreign_deployment_and_changes_nothing(fp: FakeProcess) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment(managed=False)))
+    with pytest.raises(errors.Conflict, match="not managed by Manager"):
+        make_provider().create(parse_spec(SPEC))
+    assert calls(fp) == [GET]
+
+
+def test_create_refuses_another_containers_deployment(fp: FakeProcess) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment(container_id="99")))
+    with pytest.raises(errors.Conflict, match="belongs to container '99'") as info:
+        make_provider().create(parse_spec(SPEC))
+    assert info.value.exit_code == 6
+    assert calls(fp) == [GET]
+
+
+def test_create_retried_after_partial_failure_converges(fp: FakeProcess, clock: Clock) -> None:
+    # The first attempt applied and timed out; the Deployment exists and is ours.
+    half_done = deployment(available=None, conditions=[])
+    fp.register(GET, stdout=kubectl_object(half_done))
+    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
+    fp.register(rollout(), stdout=ROLLED_OUT)
+    fp.register(READ, stdout=kubectl_list(running_objects()))
+    snapshot = make_provider().create(parse_spec(SPEC))
+    assert isinstance(snapshot, Snapshot) and snapshot.status == "running"
+
+
+def test_create_timeout_explains_why(fp: FakeProcess, clock: Clock) -> None:
+    dep = deployment(
+        available=None,
+        conditions=[
+            condition(
+                "Available",
+                "False",
+                "MinimumReplicasUnavailable",
+                "Deployment does not have minimum availability.",
+            ),
+        ],
+    )
+    rs = replicaset(dep)
+    pending = pod(rs, ready=False, ip=None, phase="Pending")
+    fp.register(GET, stdout="")
+    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
+    fp.register(rollout(2), stdout="Waiting...\n", stderr=TIMED_OUT, returncode=1)
+    fp.register(READ, stdout=kubectl_list([dep, rs, pending]))
+    fp.register(
+        EVENTS,
+        stdout=kubectl_list(
+            [
+                event("Pod", pending["metadata"]["name"], "FailedMount", "volume not ready"),
+            ]
+        ),
+    )
+    with pytest.raises(errors.Timeout) as info:
+        make_provider(timeout=2).create(parse_spec(SPEC))
+    message = info.value.message
+    assert message.startswith("rollout not complete after 2s: deployment web-1: 0/1 available")
+    assert "Available=False MinimumReplicasUnavailable" in message
+    assert "pod web-1-5d8f7c9b6d-abcde: Pending" in message
+    assert "event FailedMount" in message
+    assert "timed out waiting for the condition" not in message.split(":")[0]
+    assert info.value.details["kubectl"]["stderr"] == TIMED_OUT.strip()
+    assert info.value.exit_code == 7
+
+
+def test_create_with_a_bad_image_fails_early_naming_the_reason(
+    fp: FakeProcess, clock: Clock
+) -> None:
+    dep = deployment(image="nginx:does-not-exist", available=None, conditions=[])
+    rs = replicaset(dep)
+    stuck = pod(
+        rs,
+        ready=False,
+        ip=None,
+        phase="Pending",
+        waiting=("ImagePullBackOff", 'Back-off pulling image "nginx:does-not-exist"'),
+    )
+    fp.register(GET, stdout="")
+    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
+    fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
+    fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # failure detection
+    fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # diagnostics
+    fp.register(EVENTS, stdout=kubectl_list([]))
+    with pytest.raises(errors.RolloutFailed) as info:
+        make_provider(timeout=300).create(parse_spec(SPEC))
+    assert "ImagePullBackOff" in info.value.message
+    assert clock() - 1000.0 == 10  # one slice, not the whole 300 s
+    assert info.value.exit_code == 10
+
+
+def test_create_progress_deadline_is_rollout_failed(fp: FakeProcess, clock: Clock) -> None:
+    dep = deployment(
+        available=None,
+        conditions=[
+            condition(
+                "Progressing",
+                "False",
+                "ProgressDeadlineExceeded",
+                'ReplicaSet "web-1-5d8f7c9b6d" has timed out progressing.',
+            ),
+        ],
+    )
+    fp.register(GET, stdout="")
+    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
+    fp.register(
+        rollout(), stderr='error: deployment "web-1" exceeded its progress deadline\n', returncode=1
+    )
+    fp.register(READ, stdout=kubectl_list([dep]))
+    fp.register(EVENTS, stdout=kubectl_list([]))
+    with pytest.raises(errors.RolloutFailed, match="ProgressDeadlineExceeded"):
+        make_provider().create(parse_spec(SPEC))
+
+
+def test_create_dry_run_runs_nothing(fp: FakeProcess) -> None:
+    plan = make_provider(dry_run=True).create(parse_spec(SPEC))
+    assert isinstance(plan, DryRunPlan)
+    assert plan.commands[1].startswith("kubectl -n testns --request-timeout 10s apply")
+    assert "rollout status deployment/web-1 --timeout=300s" in plan.commands[2]
+    assert plan.manifest is not None and "web-1" in plan.manifest
+    assert fp.calls == type(fp.calls)()
+
+
+def test_create_without_namespace_uses_the_contexts(fp: FakeProcess, clock: Clock) -> None:
+    fp.register(
+        [
+            "kubectl",
+            "--request-timeout",
+            "10s",
+            "config",
+            "view",
+            "--minify",
+            "-o",
+            "jsonpath={..namespace}",
+        ],
+        stdout="testns",
+    )
+    fp.register(GET, stdout="")
+    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
+    fp.register(rollout(), stdout=ROLLED_OUT)
+    fp.register(READ, stdout=kubectl_list(running_objects()))
+    provider = KubernetesProvider(ClusterConfig())
+    assert provider.create(parse_spec(SPEC)).namespace == "testns"  # type: ignore[union-attr]
+
+
+# -- status and list ---------------------------------------------------------------------------
+
+
+def test_status_running_costs_two_calls(fp: FakeProcess) -> None:
+    dep, rs, p = running_objects()
+    fp.register(GET, stdout=kubectl_object(dep))
+    fp.register(OWNED, stdout=kubectl_list([rs, p]))
+    snapshot = make_provider().status("testns/web-1")
+    assert (snapshot.status, snapshot.pod_ip, snapshot.mac_address) == (
+        "running",
+        "10.244.1.9",
+        None,
+    )
+    assert len(fp.calls) == 2
+
+
+def test_status_missing(fp: FakeProcess) -> None:
+    fp.register(GET, stdout="")
+    snapshot = make_provider().status("testns/web-1")
+    assert snapshot.status == "missing"
+    assert snapshot.provider_id == snapshot.vmid == "testns/web-1"
+
+
+def test_status_of_a_foreign_deployment_is_missing(fp: FakeProcess) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment(managed=False)))
+    snapshot = make_provider().status("testns/web-1")
+    assert snapshot.status == "missing"
+    assert "not managed by Manager" in snapshot.message
+
+
+@pytest.mark.parametrize(
+    ("stderr", "kind"),
+    [
+        (CONN_REFUSED, "Unavailable"),
+        ("error: You must be logged in to the server (Unauthorized)\n", "Unauthorized"),
+        (
+            'Error from server (Forbidden): deployments.apps "web-1" is forbidden: User '
+            '"system:serviceaccount:testns:sa" cannot get resource "deployments" in API group '
+            '"apps" in the namespace "testns"\n',
+            "Forbidden",
+        ),
+    ],
+)
+def test_status_is_unknown_when_the_api_cannot_answer(
+    fp: FakeProcess, stderr: str, kind: str
+) -> None:
+    fp.register(GET, stderr=stderr, returncode=1)
+    snapshot = make_provider().status("testns/web-1")
+    assert snapshot.status == "unknown"
+    assert snapshot.message.startswith(kind)
+
+
+def test_status_rejects_a_bad_provider_id_before_any_call(fp: FakeProcess) -> None:
+    with pytest.raises(errors.InvalidProviderId):
+        make_provider().status("testns/Web_1")
+    assert not fp.calls
+
+
+def _many(n: int) -> str:
+    items: list[dict[str, Any]] = []
+    for i in range(n):
+        dep = deployment(f"web-{i}", container_id=str(i), uid=f"uid-{i}")
+        rs = replicaset(dep, f"h{i:09d}")
+        items += [dep, rs, pod(rs, ip=f"10.244.{i // 250}.{i % 250}")]
+    return kubectl_list(items)
+
+
+LIST = [
+    *K,
+    "get",
+    "deployments,replicasets,pods",
+    "-l",
+    "org.mieweb.opensource-server.managed=true",
+    "-o",
+    "json",
+]
+
+
+@pytest.mark.parametrize("n", [1, 2000])
+def test_list_makes_one_call_for_any_number_of_workloads(fp: FakeProcess, n: int) -> None:
+    fp.register(LIST, stdout=_many(n))
+    snapshots = make_provider().list()
+    assert len(snapshots) == n
+    assert len(fp.calls) == 1
+    by_id = {s.provider_id: s for s in snapshots}
+    assert by_id["testns/web-0"].pod_ip == "10.244.0.0"
+    assert by_id[f"testns/web-{n - 1}"].status == "running"
+
+
+def test_list_filters_by_node(fp: FakeProcess) -> None:
+    node_list = [*LIST]
+    node_list[-3] = (
+        "org.mieweb.opensource-server.managed=true,org.mieweb.opensource-server.node-id=7"
+    )
+    fp.register(node_list, stdout=kubectl_list(running_objects()))
+    assert [s.node for s in make_provider(node_id="7").list()] == ["7"]
+
+
+def test_list_fails_with_the_typed_error(fp: FakeProcess) -> None:
+    # kubectl prints an empty List on stdout even though the LIST failed.
+    fp.register(
+        LIST,
+        stdout=kubectl_list([]),
+        stderr="Error from server (ServiceUnavailable): the server is currently unable to "
+        "handle the request\n",
+        returncode=1,
+    )
+    with pytest.raises(errors.Unavailable):
+        make_provider().list()
+
+
+# -- start / stop ------------------------------------------------------------------------------
+
+
+SCALE_1 = [*K, "scale", "deployment/web-1", "--replicas=1", "-v=6"]
+SCALE_0 = [*K, "scale", "deployment/web-1", "--replicas=0", "-v=6"]
+WAIT_DELETE = [*KW, "wait", "--for=delete", "pod", "-l", SELECTOR, "--timeout=300s"]
+
+
+def test_start_scales_a_stopped_workload_and_waits(fp: FakeProcess, clock: Clock) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
+    fp.register(SCALE_1, stdout="deployment.apps/web-1 scaled\n")
+    fp.register(rollout(), stdout=ROLLED_OUT)
+    fp.register(READ, stdout=kubectl_list(running_objects()))
+    snapshot = make_provider().start("testns/web-1")
+    assert isinstance(snapshot, Snapshot) and snapshot.status == "running"
+
+
+def test_start_of_a_running_workload_does_not_scale(fp: FakeProcess, clock: Clock) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(rollout(), stdout='deployment "web-1" successfully rolled out\n')
+    fp.register(READ, stdout=kubectl_list(running_objects()))
+    make_provider().start("testns/web-1")
+    assert not any("scale" in call for call in calls(fp))
+
+
+def test_start_missing_is_not_found(fp: FakeProcess) -> None:
+    fp.register(GET, stdout="")
+    with pytest.raises(errors.NotFound) as info:
+        make_provider().start("testns/web-1")
+    assert info.value.exit_code == 3
+
+
+@pytest.mark.parametrize("operation", ["start", "stop", "delete"])
+def test_lifecycle_never_touches_a_foreign_deployment(fp: FakeProcess, operation: str) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment(managed=False)))
+    with pytest.raises(errors.Conflict):
+        getattr(make_provider(), operation)("testns/web-1")
+    assert calls(fp) == [GET]
+
+
+@pytest.mark.parametrize("operation", ["start", "stop", "delete"])
+def test_lifecycle_refuses_another_container(fp: FakeProcess, operation: str) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment(container_id="42")))
+    with pytest.raises(errors.Conflict, match="belongs to container"):
+        getattr(make_provider(), operation)("testns/web-1", container_id="43")
+    assert calls(fp) == [GET]
+
+
+def test_lifecycle_refuses_another_nodes_workload(fp: FakeProcess) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment(node_id="8")))
+    with pytest.raises(errors.Conflict, match="Manager node"):
+        make_provider(node_id="7").stop("testns/web-1")
+
+
+def test_stop_scales_to_zero_and_waits_for_pods_to_go(fp: FakeProcess) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(SCALE_0, stdout="deployment.apps/web-1 scaled\n")
+    fp.register(WAIT_DELETE, stdout="pod/web-1-5d8f7c9b6d-abcde condition met\n")
+    snapshot = make_provider().stop("testns/web-1")
+    assert isinstance(snapshot, Snapshot)
+    assert (snapshot.status, snapshot.replicas, snapshot.pod_ip) == ("offline", 0, None)
+    assert len(fp.calls) == 3
+
+
+def test_stop_twice_is_safe(fp: FakeProcess) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
+    fp.register(WAIT_DELETE, stdout="")
+    snapshot = make_provider().stop("testns/web-1")
+    assert isinstance(snapshot, Snapshot) and snapshot.status == "offline"
+    assert not any("scale" in call for call in calls(fp))
+
+
+def test_stop_wait_timeout_says_which_pods_remain(fp: FakeProcess) -> None:
+    dep = deployment(replicas=0)
+    rs = replicaset(dep)
+    stuck = pod(rs, deleting=True)
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(SCALE_0, stdout="deployment.apps/web-1 scaled\n")
+    fp.register(
+        WAIT_DELETE,
+        stderr="error: timed out waiting for the condition on pods/web-1-5d8f7c9b6d-abcde\n",
+        returncode=1,
+    )
+    fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))
+    fp.register(EVENTS, stdout=kubectl_list([]))
+    with pytest.raises(errors.Timeout, match="pods of testns/web-1 still present"):
+        make_provider().stop("testns/web-1")
+
+
+def test_scale_stuck_on_409_is_a_conflict(fp: FakeProcess, monkeypatch: pytest.MonkeyPatch) -> None:
+    # kubectl scale retries 409 for 5 minutes; the process bound kills it. pytest-subprocess
+    # cannot model communicate(timeout=...), so the killed process is simulated one level up.
+    from kubectl_adapter.runner import KubectlRunner
+
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    retries = "".join(
+        f"I1130 10:00:0{i}.000000   1234 round_trippers.go:553] PATCH https://127.0.0.1:6443/"
+        "apis/apps/v1/namespaces/testns/deployments/web-1/scale 409 Conflict in 3 milliseconds\n"
+        for i in range(3)
+    )
+    real_execute = KubectlRunner._execute
+    bounds: list[float] = []
+
+    def execute(
+        self: KubectlRunner, argv: list[str], stdin: str | None, timeout: float, stream: bool
+    ) -> tuple[int | None, str, str]:
+        if "scale" in argv:
+            bounds.append(timeout)
+            return None, "", retries
+        return real_execute(self, argv, stdin, timeout, stream)
+
+    monkeypatch.setattr(KubectlRunner, "_execute", execute)
+    with pytest.raises(errors.Conflict, match="409 Conflict"):
+        make_provider(call_timeout=20).stop("testns/web-1")
+    assert bounds == [20]
+
+
+# -- delete ------------------------------------------------------------------------------------
+
+
+DELETE = [
+    *KW,
+    "delete",
+    "deployment",
+    "web-1",
+    "--cascade=foreground",
+    "--ignore-not-found",
+    "--wait=true",
+    "--timeout=300s",
+]
+
+
+def test_delete_is_foreground_and_reports(fp: FakeProcess) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(DELETE, stdout='deployment.apps "web-1" deleted\n')
+    result = make_provider().delete("testns/web-1")
+    assert result.to_json() == {
+        "providerId": "testns/web-1",
+        "deleted": True,
+        "alreadyMissing": False,
+    }
+
+
+def test_delete_twice_is_success(fp: FakeProcess) -> None:
+    fp.register(GET, stdout="")
+    result = make_provider().delete("testns/web-1")
+    assert result.to_json() == {
+        "providerId": "testns/web-1",
+        "deleted": False,
+        "alreadyMissing": True,
+    }
+    assert len(fp.calls) == 1
+
+
+def test_delete_timeout(fp: FakeProcess) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(
+        DELETE,
+        stdout='deployment.apps "web-1" deleted\n',
+        stderr="error: timed out waiting for the condition on deployments/web-1\n",
+        returncode=1,
+    )
+    fp.register(READ, stdout=kubectl_list([deployment(deleting=True)]))
+    fp.register(EVENTS, stdout=kubectl_list([]))
+    with pytest.raises(errors.Timeout, match="deletion of testns/web-1 not finished"):
+        make_provider().delete("testns/web-1")
+
+
+# -- reconfigure -------------------------------------------------------------------------------
+
+
+APPLY_JSON = [*APPLY, "-o", "json"]
+
+
+def _reconfigure(
+    fp: FakeProcess,
+    clock: Clock,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    spec: dict[str, Any],
+    *,
+    expect_rollout: bool = True,
+) -> tuple[Snapshot, str]:
+    seen: dict[str, str] = {}
+    fp.register(GET, stdout=kubectl_object(before))
+    fp.register(
+        APPLY_JSON,
+        stdout=kubectl_object(after),
+        stdin_callable=lambda text: seen.setdefault("manifest", text),
+    )
+    if expect_rollout:
+        fp.register(rollout(), stdout=ROLLED_OUT)
+    fp.register(READ, stdout=kubectl_list([after]))
+    result = make_provider().reconfigure("testns/web-1", parse_spec(spec))
+    assert isinstance(result, Snapshot)
+    return result, seen["manifest"]
+
+
+@pytest.mark.parametrize(
+    ("change", "present", "absent"),
+    [
+        ({"env": {"KEY": "value", "NEW": "1"}}, ['name: "NEW"', 'value: "1"'], []),
+        ({"env": {"KEY": "changed"}}, ['value: "changed"'], ['value: "value"']),
+        ({"env": {}}, [], ["env:", "KEY"]),
+        ({"entrypoint": "sleep 10"}, ['command: ["sleep", "10"]'], []),
+        ({"entrypoint": None}, [], ["command:"]),
+        ({"cpus": 0.5}, ['cpu: "500m"'], ['cpu: "1000m"']),
+        ({"memoryMb": 2048}, ['memory: "2048Mi"'], ['memory: "1024Mi"']),
+    ],
+)
+def test_reconfigure_renders_each_change(
+    fp: FakeProcess, clock: Clock, change: dict[str, Any], present: list[str], absent: list[str]
+) -> None:
+    _, manifest = _reconfigure(
+        fp, clock, deployment(), deployment(generation=2, observed=2), SPEC | change
+    )
+    for text in present:
+        assert text in manifest
+    for text in absent:
+        assert text not in manifest
+    assert "replicas" not in manifest
+
+
+def test_reconfigure_of_a_stopped_workload_keeps_it_stopped(fp: FakeProcess, clock: Clock) -> None:
+    before = deployment(replicas=0, available=None)
+    after = deployment(replicas=0, available=None, generation=2, observed=2)
+    snapshot, manifest = _reconfigure(fp, clock, before, after, SPEC | {"env": {"A": "b"}})
+    assert "replicas" not in manifest
+    assert snapshot.status == "offline"
+    assert not any("scale" in call for call in calls(fp))
+
+
+def test_reconfigure_that_changes_nothing_makes_no_rollout(fp: FakeProcess, clock: Clock) -> None:
+    _reconfigure(fp, clock, deployment(), deployment(), SPEC, expect_rollout=False)
+    assert len(fp.calls) == 3
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("hostname", "web-2"), ("containerId", "43"), ("nodeId", "8")]
+)
+def test_reconfigure_rejects_an_identity_change(fp: FakeProcess, field: str, value: str) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    with pytest.raises(errors.InvalidInput, match=field):
+        make_provider().reconfigure("testns/web-1", parse_spec(SPEC | {field: value}))
+    assert not any("apply" in call for call in calls(fp))
+
+
+def test_reconfigure_rollback_reports_failure_and_rollback(fp: FakeProcess, clock: Clock) -> None:
+    dep = deployment(generation=2, observed=2, available=1, updated=None, total=2)
+    old_rs, new_rs = replicaset(dep, "oldhash111", 1), replicaset(dep, "newhash222", 2)
+    crashing = pod(
+        new_rs,
+        ready=False,
+        waiting=("CrashLoopBackOff", "back-off 10s"),
+        last_terminated=("Error", 1),
+        restarts=2,
+    )
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(APPLY_JSON, stdout=kubectl_object(dep))
+    fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
+    objects = kubectl_list([dep, old_rs, new_rs, pod(old_rs, "old11"), crashing])
+    fp.register(READ, stdout=objects)
+    fp.register(READ, stdout=objects)
+    fp.register(EVENTS, stdout=kubectl_list([]))
+    fp.register(
+        [*K, "rollout", "undo", "deployment/web-1"], stdout="deployment.apps/web-1 rolled back\n"
+    )
+    fp.register(rollout(), stdout=ROLLED_OUT)
+    with pytest.raises(errors.RolloutFailed) as info:
+        make_provider().reconfigure(
+            "testns/web-1", parse_spec(SPEC | {"entrypoint": "false"}), rollback_on_failure=True
+        )
+    assert "CrashLoopBackOff" in info.value.message
+    assert "rollback: rolled back to the previous revision" in info.value.message
+    assert info.value.details["rollback"]["succeeded"] is True
+
+
+# -- network and check -------------------------------------------------------------------------
+
+
+def test_network_reports_an_ephemeral_ip_and_no_mac(fp: FakeProcess) -> None:
+    dep, rs, p = running_objects()
+    fp.register(GET, stdout=kubectl_object(dep))
+    fp.register(OWNED, stdout=kubectl_list([rs, p]))
+    assert make_provider().network("testns/web-1").to_json() == {
+        "providerId": "testns/web-1",
+        "podIp": "10.244.1.9",
+        "ipv4Address": "10.244.1.9",
+        "macAddress": None,
+        "ephemeral": True,
+        "stable": False,
+    }
+
+
+def test_check_reports_each_permission(fp: FakeProcess) -> None:
+    from kubectl_adapter.permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS
+
+    needs = [*NAMESPACED_NEEDS, *CLUSTER_NEEDS]
+    version = {
+        "clientVersion": {"gitVersion": "v1.32.4-dispatcher", "minor": "32+"},
+        "serverVersion": {"gitVersion": "v1.32.0", "minor": "32"},
+    }
+    sent: dict[str, Any] = {}
+
+    def reviews(text: str) -> None:
+        sent["reviews"] = json.loads(text)
+
+    answers = [
+        {
+            "apiVersion": "authorization.k8s.io/v1",
+            "kind": "SelfSubjectAccessReview",
+            "spec": {"resourceAttributes": {"verb": n.verb, "resource": n.resource}},
+            "status": {"allowed": not (n.verb == "delete" and n.resource == "deployments")},
+        }
+        for n in needs
+    ]
+    fp.register([*K, "version", "-o", "json"], stdout=json.dumps(version))
+    fp.register(
+        [*K, "get", "namespace", "testns", "--ignore-not-found", "-o", "json"],
+        stdout=kubectl_object(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "testns"}}
+        ),
+    )
+    fp.register(
+        [*K, "create", "-f", "-", "-o", "json"],
+        stdout=kubectl_list(answers),
+        stdin_callable=reviews,
+    )
+    result = make_provider().check()
+    assert result.ok is False
+    assert result.missing_permissions == ["delete deployments (apps)"]
+    assert len(sent["reviews"]["items"]) == len(needs)
+    assert result.server_version == "v1.32.0"
+    assert result.capabilities.stable_mac_address is False
+
+
+def test_spec_type_is_strict() -> None:
+    assert isinstance(parse_spec(SPEC), ContainerSpec)
