@@ -220,11 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if args.verbose:
-            import logging
-
-            logging.basicConfig(
-                level=logging.INFO, stream=sys.stderr, format=f"{PROG}: %(message)s"
-            )
+            _log_to_stderr()
         result = run_command(args)
     except AdapterError as exc:
         _print_json(exc.to_json())
@@ -246,6 +242,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         _print_json(_dump(result))
     return 0
+
+
+def _log_to_stderr() -> None:
+    """Send the adapter's log (each kubectl command) to stderr, never to stdout."""
+    import logging
+
+    logger = logging.getLogger("kubectl_adapter")
+    for handler in list(logger.handlers):
+        logger.removeHandler(handler)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(f"{PROG}: %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
 
 
 def _print_json(document: Any) -> None:

@@ -1,0 +1,228 @@
+"""The CLI contract: one JSON document on stdout, typed exit codes, logs on stderr."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_subprocess import FakeProcess
+
+from kubectl_adapter import cli, errors
+from kubectl_adapter.errors import ALL_ERRORS
+
+from .k8s_objects import deployment, kubectl_list, kubectl_object, pod, replicaset
+
+ROOT = Path(__file__).resolve().parent.parent
+NGINX = str(ROOT / "examples" / "nginx.json")
+K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
+
+
+@pytest.fixture(autouse=True)
+def _kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", lambda name: name)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    try:
+        document = json.loads(out)
+    except json.JSONDecodeError:
+        document = out
+    return code, document, err
+
+
+def test_dry_run_create_prints_commands_and_manifest(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess
+) -> None:
+    code, document, _ = run(capsys, "--dry-run", "-n", "testns", "create", "--spec", NGINX)
+    assert code == 0
+    assert document["dryRun"] is True
+    assert document["commands"] == [
+        "kubectl -n testns --request-timeout 10s get deployment web-1 --ignore-not-found -o json",
+        "kubectl -n testns --request-timeout 10s apply --server-side "
+        "--field-manager=opensource-server-manager --force-conflicts -f -",
+        "kubectl -n testns rollout status deployment/web-1 --timeout=300s",
+        "kubectl -n testns --request-timeout 10s get deployments,replicasets,pods -l "
+        "org.mieweb.opensource-server.container-id=42,org.mieweb.opensource-server.managed=true "
+        "-o json",
+    ]
+    assert document["manifest"].startswith("apiVersion: apps/v1\nkind: Deployment\n")
+    assert not fp.calls
+
+
+def test_render_prints_yaml(capsys: pytest.CaptureFixture[str]) -> None:
+    code, document, _ = run(capsys, "-n", "testns", "render", "--spec", NGINX)
+    assert code == 0
+    assert isinstance(document, str) and 'namespace: "testns"' in document
+
+
+def test_capabilities(capsys: pytest.CaptureFixture[str]) -> None:
+    code, document, _ = run(capsys, "capabilities")
+    assert (code, document) == (
+        0,
+        {
+            "stableMacAddress": False,
+            "stableIpAddress": False,
+            "vmid": False,
+            "storage": False,
+            "templates": False,
+            "registerNetbox": False,
+            "registerDns": False,
+            "podIpEphemeral": True,
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["frobnicate"],
+        [],
+        ["status"],
+        ["create"],
+        ["--timeout", "0", "status", "ns/web-1"],
+        ["--timeout", "abc", "status", "ns/web-1"],
+        ["--node-id", "not valid!", "list"],
+        ["status", "a/b/c"],
+    ],
+)
+def test_usage_errors_are_json_with_exit_2(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess, argv: list[str]
+) -> None:
+    code, document, _ = run(capsys, *argv)
+    assert code == 2
+    assert document["error"]["type"] in ("InvalidInput", "InvalidProviderId")
+    assert not fp.calls
+
+
+def test_invalid_spec_names_the_field(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    spec = json.loads(Path(NGINX).read_text()) | {"hostname": "Web_1"}
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(spec))
+    code, document, _ = run(capsys, "create", "--spec", str(path))
+    assert code == 2
+    assert document["error"]["message"].startswith("invalid spec: hostname: must be a DNS-1123")
+
+
+@pytest.mark.parametrize("error", ALL_ERRORS, ids=lambda e: e.type)
+def test_every_error_prints_one_document_with_its_exit_code(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, error: type[Any]
+) -> None:
+    from kubectl_adapter.provider import KubernetesProvider
+
+    def fail(self: Any, provider_id: str, container_id: str | None = None) -> None:
+        raise error("it failed", {"why": "test"})
+
+    monkeypatch.setattr(KubernetesProvider, "start", fail)
+    code, document, _ = run(capsys, "start", "testns/web-1")
+    assert code == error.exit_code
+    assert document == {
+        "error": {"type": error.type, "message": "it failed", "details": {"why": "test"}}
+    }
+
+
+def test_a_bug_is_internal_error_not_a_traceback_on_stdout(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kubectl_adapter.provider import KubernetesProvider
+
+    def boom(self: Any, provider_id: str) -> None:
+        raise KeyError("token: s3cr3t-value")
+
+    monkeypatch.setattr(KubernetesProvider, "status", boom)
+    code, document, err = run(capsys, "status", "testns/web-1")
+    assert code == 1
+    assert document["error"]["type"] == "InternalError"
+    assert "s3cr3t-value" not in json.dumps(document) + err
+
+
+def test_status_unknown_exits_zero(capsys: pytest.CaptureFixture[str], fp: FakeProcess) -> None:
+    fp.register(
+        [*K, "get", "deployment", "web-1", "--ignore-not-found", "-o", "json"],
+        stderr="The connection to the server 127.0.0.1:6443 was refused - did you specify the "
+        "right host or port?\n",
+        returncode=1,
+    )
+    code, document, _ = run(capsys, "-n", "testns", "status", "testns/web-1")
+    assert code == 0
+    assert document["status"] == "unknown"
+    assert document["macAddress"] is None
+    assert "refused" in document["message"]
+
+
+def test_list_prints_items(capsys: pytest.CaptureFixture[str], fp: FakeProcess) -> None:
+    dep = deployment()
+    rs = replicaset(dep)
+    fp.register(
+        [
+            *K,
+            "get",
+            "deployments,replicasets,pods",
+            "-l",
+            "org.mieweb.opensource-server.managed=true",
+            "-o",
+            "json",
+        ],
+        stdout=kubectl_list([dep, rs, pod(rs)]),
+    )
+    code, document, _ = run(capsys, "-n", "testns", "list")
+    assert code == 0
+    (item,) = document["items"]
+    assert item["providerId"] == item["vmid"] == "testns/web-1"
+
+
+def test_global_flags_work_after_the_command(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess
+) -> None:
+    argv = [
+        "kubectl",
+        "--kubeconfig",
+        "/k",
+        "--context",
+        "c",
+        "-n",
+        "testns",
+        "--request-timeout",
+        "10s",
+        "get",
+        "deployment",
+        "web-1",
+        "--ignore-not-found",
+        "-o",
+        "json",
+    ]
+    fp.register(argv, stdout=kubectl_object(deployment(managed=False)))
+    code, document, _ = run(
+        capsys, "status", "testns/web-1", "--kubeconfig", "/k", "--context", "c", "-n", "testns"
+    )
+    assert code == 0 and document["status"] == "missing"
+
+
+def test_verbose_logs_each_command_shell_quoted(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess
+) -> None:
+    fp.register([*K, "get", "deployment", "web-1", "--ignore-not-found", "-o", "json"], stdout="")
+    code, _, err = run(capsys, "-v", "-n", "testns", "status", "testns/web-1")
+    assert code == 0
+    assert (
+        "kubectl-adapter: + kubectl -n testns --request-timeout 10s get deployment web-1 "
+        "--ignore-not-found -o json" in err
+    )
+
+
+def test_missing_kubectl_is_a_configuration_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", lambda name: None)
+    code, document, _ = run(capsys, "--kubectl", "/nonexistent/kubectl", "status", "ns/web-1")
+    assert code == 9
+    assert document["error"]["type"] == "ConfigurationError"
+    assert "/nonexistent/kubectl" in document["error"]["message"]
+
+
+def test_errors_module_exports_every_error() -> None:
+    exported = {getattr(errors, name) for name in errors.__all__}
+    assert set(ALL_ERRORS) <= exported
