@@ -259,7 +259,10 @@ def _log_to_stderr() -> None:
 
 
 def _print_json(document: Any) -> None:
-    sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    # Indented for a person at a terminal; one compact line for a program (Manager), where
+    # json's C encoder is ~10x faster than the indenting one on a 5,000-item list.
+    indent = 2 if sys.stdout.isatty() else None
+    sys.stdout.write(json.dumps(document, indent=indent) + "\n")
     sys.stdout.flush()
 
 
