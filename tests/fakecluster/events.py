@@ -6,7 +6,7 @@ import secrets
 from typing import Any
 
 from .store import Store
-from .timeutil import now_micro, now_rfc3339
+from .timeutil import now_rfc3339
 
 
 class EventRecorder:
@@ -68,6 +68,5 @@ class EventRecorder:
                 "reportingComponent": component,
                 "reportingInstance": host or f"{component}-fake",
             }
-            _ = now_micro
             self.store.create("events", ev)
             self._index[key] = (ns, name)

@@ -53,6 +53,7 @@ class Faults:
     latency: float = 0.0
     black_hole: threading.Event = field(default_factory=threading.Event)
     black_hole_released: threading.Event = field(default_factory=threading.Event)
+    black_hole_regex: re.Pattern[str] | None = None
 
     def add(self, rule: FailRule) -> None:
         with self.lock:
@@ -74,7 +75,8 @@ class Faults:
                     return rule
         return None
 
-    def set_black_hole(self, on: bool) -> None:
+    def set_black_hole(self, on: bool, path_regex: str | None = None) -> None:
+        self.black_hole_regex = re.compile(path_regex) if on and path_regex else None
         if on:
             self.black_hole_released.clear()
             self.black_hole.set()

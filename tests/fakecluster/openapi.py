@@ -77,3 +77,20 @@ def root() -> dict[str, Any]:
         assert doc is not None
         paths[k] = {"serverRelativeURL": f"/openapi/v3/{k}?hash={_hash(doc)}"}
     return {"paths": paths}
+
+
+V2_PROTOBUF_CT = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+
+
+def _pb_str(field_no: int, value: bytes) -> bytes:
+    return bytes([field_no << 3 | 2, len(value)]) + value
+
+
+def v2_document(accept: str) -> tuple[bytes | dict[str, Any], str]:
+    """An OpenAPI v2 document with no definitions: kubectl then skips client-side schema
+    validation (needed for `kubectl create -f` of a `kind: List`, which is validated via v2)."""
+    if "protobuf" in accept:
+        info = _pb_str(1, b"Kubernetes") + _pb_str(2, b"v1.32.0")
+        return _pb_str(1, b"2.0") + _pb_str(2, info) + bytes([8 << 3 | 2, 0]), V2_PROTOBUF_CT
+    doc = {"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.32.0"}, "paths": {}}
+    return doc, "application/json"

@@ -31,7 +31,9 @@ def service_account_user(namespace: str, name: str) -> UserInfo:
     )
 
 
-ADMIN = UserInfo("kubernetes-admin", ("kubeadm:cluster-admins", "system:masters", "system:authenticated"))
+ADMIN = UserInfo(
+    "kubernetes-admin", ("kubeadm:cluster-admins", "system:masters", "system:authenticated")
+)
 
 
 @dataclass(frozen=True)
@@ -55,8 +57,17 @@ _BUILTIN: tuple[tuple[str, dict[str, Any]], ...] = (
         {
             "verbs": ["get"],
             "nonResourceURLs": [
-                "/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi",
-                "/openapi/*", "/readyz", "/version", "/version/",
+                "/api",
+                "/api/*",
+                "/apis",
+                "/apis/*",
+                "/healthz",
+                "/livez",
+                "/openapi",
+                "/openapi/*",
+                "/readyz",
+                "/version",
+                "/version/",
             ],
         },
     ),
@@ -70,7 +81,11 @@ _BUILTIN: tuple[tuple[str, dict[str, Any]], ...] = (
     ),
     (
         "system:basic-user",
-        {"verbs": ["create"], "apiGroups": ["authentication.k8s.io"], "resources": ["selfsubjectreviews"]},
+        {
+            "verbs": ["create"],
+            "apiGroups": ["authentication.k8s.io"],
+            "resources": ["selfsubjectreviews"],
+        },
     ),
 )
 
@@ -179,7 +194,9 @@ class Authorizer:
                 )
         return None
 
-    def rules_for(self, user: UserInfo, namespace: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    def rules_for(
+        self, user: UserInfo, namespace: str
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """(resourceRules, nonResourceRules) for a SelfSubjectRulesReview."""
         if self.admin_groups & set(user.groups):
             return (

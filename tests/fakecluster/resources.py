@@ -46,40 +46,91 @@ _CREATE_ONLY = ("create",)
 
 RESOURCES: tuple[ResourceInfo, ...] = (
     ResourceInfo(
-        "", "v1", "pods", "Pod", True, "pod", ("po",), ("all",),
+        "",
+        "v1",
+        "pods",
+        "Pod",
+        True,
+        "pod",
+        ("po",),
+        ("all",),
         subresources=(Subresource("status", "", "v1", "Pod"),),
     ),
     ResourceInfo("", "v1", "events", "Event", True, "event", ("ev",)),
     ResourceInfo(
-        "", "v1", "namespaces", "Namespace", False, "namespace", ("ns",),
+        "",
+        "v1",
+        "namespaces",
+        "Namespace",
+        False,
+        "namespace",
+        ("ns",),
         verbs=("create", "delete", "get", "list", "patch", "update", "watch"),
         subresources=(Subresource("status", "", "v1", "Namespace"),),
     ),
     ResourceInfo(
-        "", "v1", "nodes", "Node", False, "node", ("no",),
+        "",
+        "v1",
+        "nodes",
+        "Node",
+        False,
+        "node",
+        ("no",),
         subresources=(Subresource("status", "", "v1", "Node"),),
     ),
     ResourceInfo(
-        "apps", "v1", "deployments", "Deployment", True, "deployment", ("deploy",), ("all",),
+        "apps",
+        "v1",
+        "deployments",
+        "Deployment",
+        True,
+        "deployment",
+        ("deploy",),
+        ("all",),
         subresources=(_SCALE, Subresource("status", "apps", "v1", "Deployment")),
     ),
     ResourceInfo(
-        "apps", "v1", "replicasets", "ReplicaSet", True, "replicaset", ("rs",), ("all",),
+        "apps",
+        "v1",
+        "replicasets",
+        "ReplicaSet",
+        True,
+        "replicaset",
+        ("rs",),
+        ("all",),
         subresources=(_SCALE, Subresource("status", "apps", "v1", "ReplicaSet")),
     ),
     ResourceInfo(
-        "authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview",
-        False, "selfsubjectaccessreview", verbs=_CREATE_ONLY,
+        "authorization.k8s.io",
+        "v1",
+        "selfsubjectaccessreviews",
+        "SelfSubjectAccessReview",
+        False,
+        "selfsubjectaccessreview",
+        verbs=_CREATE_ONLY,
     ),
     ResourceInfo(
-        "authorization.k8s.io", "v1", "selfsubjectrulesreviews", "SelfSubjectRulesReview",
-        False, "selfsubjectrulesreview", verbs=_CREATE_ONLY,
+        "authorization.k8s.io",
+        "v1",
+        "selfsubjectrulesreviews",
+        "SelfSubjectRulesReview",
+        False,
+        "selfsubjectrulesreview",
+        verbs=_CREATE_ONLY,
     ),
     ResourceInfo("rbac.authorization.k8s.io", "v1", "roles", "Role", True, "role"),
-    ResourceInfo("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", True, "rolebinding"),
-    ResourceInfo("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", False, "clusterrole"),
     ResourceInfo(
-        "rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", False,
+        "rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", True, "rolebinding"
+    ),
+    ResourceInfo(
+        "rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", False, "clusterrole"
+    ),
+    ResourceInfo(
+        "rbac.authorization.k8s.io",
+        "v1",
+        "clusterrolebindings",
+        "ClusterRoleBinding",
+        False,
         "clusterrolebinding",
     ),
 )
@@ -160,7 +211,11 @@ def _legacy_group(group: str) -> dict[str, Any]:
 
 
 def legacy_group_list() -> dict[str, Any]:
-    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [_legacy_group(g) for g in GROUPS]}
+    return {
+        "kind": "APIGroupList",
+        "apiVersion": "v1",
+        "groups": [_legacy_group(g) for g in GROUPS],
+    }
 
 
 def legacy_group(group: str) -> dict[str, Any] | None:

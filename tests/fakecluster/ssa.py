@@ -43,9 +43,7 @@ MISSING = _Marker()
 
 def _is_assoc(name: str | None, value: Any) -> bool:
     return (
-        name in ASSOC_KEYS
-        and isinstance(value, list)
-        and all(isinstance(i, dict) for i in value)
+        name in ASSOC_KEYS and isinstance(value, list) and all(isinstance(i, dict) for i in value)
     )
 
 

@@ -1,4 +1,7 @@
-"""`Status` bodies shaped like the real API server's (see data/reference/status-bodies-injected.json)."""
+"""`Status` bodies shaped like the real API server's.
+
+See data/reference/status-bodies-injected.json for the captured originals.
+"""
 
 from __future__ import annotations
 
@@ -110,8 +113,9 @@ def already_exists(t: Target) -> dict[str, Any]:
 
 
 def conflict_modified(t: Target) -> dict[str, Any]:
+    what = f'{t.qualified} "{t.name}"' if t.name else t.qualified
     msg = (
-        f'Operation cannot be fulfilled on {t.qualified} "{t.name}": the object has been '
+        f"Operation cannot be fulfilled on {what}: the object has been "
         "modified; please apply your changes to the latest version and try again"
     )
     return status(409, msg, t.details())
@@ -137,9 +141,7 @@ def bad_request(message: str) -> dict[str, Any]:
     return status(400, message)
 
 
-def invalid(
-    kind: str, group: str, name: str, causes: list[tuple[str, str, str]]
-) -> dict[str, Any]:
+def invalid(kind: str, group: str, name: str, causes: list[tuple[str, str, str]]) -> dict[str, Any]:
     """causes: (reason, field, message)."""
     qual = f"{kind}.{group}" if group else kind
     text = "; ".join(f"{f}: {m}" for _, f, m in causes)
@@ -173,18 +175,29 @@ def injected(
             from .ssa import ApplyConflict, Conflict
 
             av = f"{t.group}/v1" if t.group else "v1"
-            return ApplyConflict([Conflict("kubectl-client-side-apply", ("f:spec", "f:replicas"))], av).status(), headers
+            return ApplyConflict(
+                [Conflict("kubectl-client-side-apply", ("f:spec", "f:replicas"))], av
+            ).status(), headers
         return conflict_modified(t), headers
     if code == 422:
         if t.subresource == "scale":
             return invalid(
-                "Scale", "autoscaling", t.name,
-                [("FieldValueInvalid", "spec.replicas",
-                  "Invalid value: -1: must be greater than or equal to 0")],
+                "Scale",
+                "autoscaling",
+                t.name,
+                [
+                    (
+                        "FieldValueInvalid",
+                        "spec.replicas",
+                        "Invalid value: -1: must be greater than or equal to 0",
+                    )
+                ],
             ), headers
         kind = t.resource[:-1].capitalize() if t.resource != "deployments" else "Deployment"
         return invalid(
-            kind, t.group, t.name,
+            kind,
+            t.group,
+            t.name,
             [("FieldValueRequired", "spec.template.spec.containers[0].image", "Required value")],
         ), headers
     if code == 429:

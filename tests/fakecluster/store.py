@@ -82,15 +82,17 @@ class Store:
         with self.lock:
             return self._own.setdefault((resource, namespace, name), Ownership())
 
+    def set_ownership(self, resource: str, namespace: str, name: str, own: Ownership) -> None:
+        with self.lock:
+            self._own[(resource, namespace, name)] = own
+
     # -- writes ------------------------------------------------------------
     def _next_rv(self) -> int:
         self._rv += 1
         return self._rv
 
     def _emit(self, etype: str, resource: str, obj: dict[str, Any], prev: dict[str, Any] | None):
-        ev = WatchEvent(
-            self._rv, etype, resource, obj["metadata"].get("namespace", ""), obj, prev
-        )
+        ev = WatchEvent(self._rv, etype, resource, obj["metadata"].get("namespace", ""), obj, prev)
         self._log.append(ev)
         self._log_rvs.append(ev.rv)
         if len(self._log) > _LOG_MAX:

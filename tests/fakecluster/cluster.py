@@ -1,0 +1,342 @@
+"""`FakeCluster`: the Python handle tests use (see README.md for the contract)."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import re
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+from .api import Api
+from .controller import Controller
+from .defaults import apply_defaults
+from .faults import FailRule, Faults, RequestLog, RequestRecord
+from .kubelet import BEHAVIOURS, Node
+from .rbac import ADMIN, Authorizer, UserInfo, service_account_user
+from .resources import info_for_object
+from .selectors import object_filter
+from .server import ServerState, _Server, make_server
+from .tls import KubeconfigWriter, Tls
+
+T = TypeVar("T")
+RBAC_KINDS = ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")
+
+
+class FakeCluster:
+    def __init__(
+        self,
+        workdir: str | Path,
+        *,
+        namespaces: Iterable[str] = ("default",),
+        default_namespace: str = "default",
+        pod_ready_delay: float = 0.3,
+        termination_delay: float = 0.2,
+        port: int = 0,
+        host: str = "127.0.0.1",
+        nodes: int = 1,
+        node_cpu: str = "4",
+        node_memory: str = "8Gi",
+        context: str = "fake",
+    ) -> None:
+        self.workdir = Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.kubeconfig = self.workdir / "kubeconfig"
+        self.context = context
+        self.host = host
+        self.port = port
+        self.default_namespace = default_namespace
+        self.admin_token = "admin-" + secrets.token_hex(16)
+        from .store import Store
+
+        self.store = Store()
+        self._nodes = [
+            Node(f"fake-node-{i + 1}", node_cpu, node_memory, f"172.18.0.{i + 2}")
+            for i in range(nodes)
+        ]
+        self.controller = Controller(
+            self.store,
+            nodes=self._nodes,
+            pod_ready_delay=pod_ready_delay,
+            termination_delay=termination_delay,
+        )
+        self.authorizer = Authorizer(self.store)
+        self.faults = Faults()
+        self._log = RequestLog()
+        self._tokens: dict[str, UserInfo] = {self.admin_token: ADMIN}
+        self._state = ServerState(
+            Api(self.store, self.controller, self.authorizer), self.faults, self._log, self._tokens
+        )
+        self._tls = Tls()
+        self._httpd: _Server | None = None
+        self._serve_thread: threading.Thread | None = None
+        self._kc: KubeconfigWriter | None = None
+        ns_all = list(dict.fromkeys([*namespaces, default_namespace]))
+        for ns in ns_all:
+            self._seed(
+                "namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}
+            )
+        for node in self._nodes:
+            self._seed("nodes", node.to_object())
+
+    def _seed(self, resource: str, obj: dict[str, Any]) -> None:
+        apply_defaults(resource, obj)
+        self.store.create(resource, obj)
+
+    # -- lifecycle ---------------------------------------------------------
+    def start(self) -> FakeCluster:
+        self.controller.start()
+        self._listen()
+        self._kc = KubeconfigWriter(self.kubeconfig, self.server_url, self._tls.ca_pem)
+        self._kc.users["admin"] = self.admin_token
+        self._kc.contexts[self.context] = ("admin", self.default_namespace)
+        self._kc.current = self.context
+        self._kc.write()
+        return self
+
+    def _listen(self) -> None:
+        self._state.stopping.clear()
+        httpd = make_server(self.host, self.port, self._state, self._tls.server_context())
+        self.port = httpd.server_address[1]
+        self._httpd = httpd
+        self._serve_thread = threading.Thread(
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.1},
+            name=f"fakecluster-https-{self.port}",
+            daemon=True,
+        )
+        self._serve_thread.start()
+
+    def _close_listener(self) -> None:
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        self._state.stopping.set()
+        self.faults.black_hole_released.set()
+        httpd.shutdown()
+        httpd.server_close()
+        with self._state.conns_lock:
+            conns = list(self._state.conns)
+        import socket
+
+        for c in conns:
+            with contextlib.suppress(OSError):
+                c.shutdown(socket.SHUT_RDWR)
+        self.store.touch()
+        if self._serve_thread is not None:
+            self._serve_thread.join(timeout=5)
+
+    def stop(self) -> None:
+        self._close_listener()
+        self.controller.stop()
+        self.store.close()
+
+    def __enter__(self) -> FakeCluster:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def server_url(self) -> str:
+        return f"https://{self.host}:{self.port}"
+
+    @property
+    def ca_pem(self) -> bytes:
+        return self._tls.ca_pem
+
+    # -- identities --------------------------------------------------------
+    def add_user(self, name: str, groups: Iterable[str] = ()) -> str:
+        token = f"user-{secrets.token_hex(16)}"
+        self._tokens[token] = UserInfo(name, (*groups, "system:authenticated"))
+        return token
+
+    def add_service_account(self, namespace: str, name: str) -> str:
+        """A bearer token for `system:serviceaccount:<namespace>:<name>` (no SA object)."""
+        token = f"sa-{secrets.token_hex(16)}"
+        self._tokens[token] = service_account_user(namespace, name)
+        return token
+
+    def add_user_context(self, name: str, token: str, namespace: str | None = None) -> str:
+        """Write a context `name` (user `name`, given token) into the kubeconfig."""
+        assert self._kc is not None, "start the cluster first"
+        self._kc.users[name] = token
+        self._kc.contexts[name] = (name, namespace or self.default_namespace)
+        self._kc.write()
+        return name
+
+    def revoke_token(self, token: str) -> None:
+        self._tokens.pop(token, None)
+
+    # -- RBAC --------------------------------------------------------------
+    def load_rbac(
+        self, source: str | Path | dict[str, Any] | Iterable[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """Create or replace RBAC objects from YAML text, a YAML file, a dict or dicts."""
+        docs: list[dict[str, Any]]
+        if isinstance(source, Path) or (
+            isinstance(source, str) and "\n" not in source and Path(source).is_file()
+        ):
+            docs = list(yaml.safe_load_all(Path(source).read_text()))
+        elif isinstance(source, str):
+            docs = list(yaml.safe_load_all(source))
+        elif isinstance(source, dict):
+            docs = [source]
+        else:
+            docs = list(source)
+        flat: list[dict[str, Any]] = []
+        for d in docs:
+            if not d:
+                continue
+            if d.get("kind") == "List" or d.get("kind", "").endswith("List"):
+                flat.extend(d.get("items") or [])
+            else:
+                flat.append(d)
+        out = []
+        for d in flat:
+            if d.get("kind") not in RBAC_KINDS:
+                continue
+            out.append(self.create_object(d, replace=True))
+        return out
+
+    def clear_rbac(self) -> None:
+        for res in ("roles", "rolebindings", "clusterroles", "clusterrolebindings"):
+            for o in self.store.list(res):
+                self.store.remove(res, o["metadata"].get("namespace", ""), o["metadata"]["name"])
+
+    # -- objects -----------------------------------------------------------
+    def get(self, resource: str, namespace: str | None, name: str) -> dict[str, Any] | None:
+        return self.store.get(resource, namespace or "", name)
+
+    def list(
+        self,
+        resource: str,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> list[dict[str, Any]]:
+        pred = object_filter(label_selector, field_selector)
+        return [o for o in self.store.list(resource, namespace) if pred(o)]
+
+    def create_object(
+        self, obj: dict[str, Any], *, replace: bool = False, manager: str = "fakecluster"
+    ) -> dict[str, Any]:
+        """Admin-side create (or replace) of any served kind, with API defaults."""
+        info = info_for_object(obj)
+        if info is None:
+            raise ValueError(f"unsupported kind {obj.get('apiVersion')}/{obj.get('kind')}")
+        obj = copy.deepcopy(obj)
+        md = obj.setdefault("metadata", {})
+        if info.namespaced:
+            md.setdefault("namespace", self.default_namespace)
+        else:
+            md.pop("namespace", None)
+        apply_defaults(info.resource, obj)
+        ns = md.get("namespace", "")
+        with self.store.lock:
+            old = self.store.get(info.resource, ns, md["name"])
+            if old is not None:
+                if not replace:
+                    raise ValueError(f"{info.resource} {ns}/{md['name']} already exists")
+                for k in ("uid", "creationTimestamp"):
+                    md[k] = old["metadata"][k]
+                return self.store.replace(info.resource, obj, manager=manager)
+            return self.store.create(info.resource, obj, manager=manager)
+
+    def delete_object(
+        self, resource: str, namespace: str | None, name: str, *, propagation: str | None = None
+    ) -> None:
+        self.controller.delete(resource, namespace or "", name, propagation=propagation)
+
+    def events(self, namespace: str, involved_name: str | None = None) -> list[dict[str, Any]]:
+        sel = f"involvedObject.name={involved_name}" if involved_name else None
+        return self.list("events", namespace, field_selector=sel)
+
+    # -- failure simulation ------------------------------------------------
+    def set_image_behaviour(self, image_substring: str, behaviour: str | None) -> None:
+        """Force pods whose image contains `image_substring` to `behaviour` (None: remove).
+
+        behaviour: "ok", "pull_error", "crash", "oom" or "never_ready". Applies to pods
+        created afterwards."""
+        if behaviour is None:
+            self.controller.kubelet.overrides.pop(image_substring, None)
+            return
+        if behaviour not in BEHAVIOURS:
+            raise ValueError(f"behaviour must be one of {BEHAVIOURS}")
+        self.controller.kubelet.overrides[image_substring] = behaviour
+
+    def fail_next(
+        self,
+        count: int,
+        status_code: int,
+        method: str | None = None,
+        path_regex: str | None = None,
+        retry_after: int | None = None,
+        *,
+        include_discovery: bool = False,
+        body: dict[str, Any] | None = None,
+    ) -> None:
+        """Answer the next `count` matching API requests with a real-looking Status."""
+        self.faults.add(
+            FailRule(
+                count,
+                status_code,
+                method,
+                re.compile(path_regex) if path_regex else None,
+                retry_after,
+                include_discovery,
+                body,
+            )
+        )
+
+    def clear_faults(self) -> None:
+        self.faults.clear()
+
+    def down(self) -> None:
+        """Stop listening (connection refused) and drop open connections."""
+        self._close_listener()
+
+    def up(self) -> None:
+        """Listen again on the same port."""
+        if self._httpd is None:
+            self._listen()
+
+    def black_hole(self, on: bool = True, path_regex: str | None = None) -> None:
+        """Accept connections but never answer (only requests whose path matches
+        `path_regex`, if given: discovery keeps working and only the operation hangs)."""
+        self.faults.set_black_hole(on, path_regex)
+
+    def latency(self, seconds: float) -> None:
+        self.faults.latency = seconds
+
+    # -- observation -------------------------------------------------------
+    @property
+    def requests(self) -> list[RequestRecord]:
+        return self._log.snapshot()
+
+    def clear_requests(self) -> None:
+        self._log.clear()
+
+    @property
+    def mark_available_times(self) -> dict[str, float]:
+        return dict(self.controller.available_times)
+
+    def wait_for(self, predicate: Callable[[], T], timeout: float = 10.0, message: str = "") -> T:
+        """Wait (on the store's condition variable) until `predicate()` is truthy."""
+        deadline = time.monotonic() + timeout
+        with self.store.cond:
+            while True:
+                value = predicate()
+                if value:
+                    return value
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError(message or f"condition not met within {timeout}s")
+                self.store.cond.wait(min(remaining, 0.25))

@@ -1,0 +1,611 @@
+"""Scheduler + kubelet simulation: pod phases, container states, failure behaviours."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .events import EventRecorder
+from .store import Store
+from .timeutil import now_rfc3339
+
+OK, PULL_ERROR, CRASH, OOM, NEVER_READY = "ok", "pull_error", "crash", "oom", "never_ready"
+BEHAVIOURS = (OK, PULL_ERROR, CRASH, OOM, NEVER_READY)
+
+
+def parse_cpu(q: Any) -> int:
+    """millicores"""
+    s = str(q)
+    if s.endswith("m"):
+        return int(float(s[:-1]))
+    return int(float(s) * 1000)
+
+
+_MEM_SUFFIX = {
+    "Ki": 1024,
+    "Mi": 1024**2,
+    "Gi": 1024**3,
+    "Ti": 1024**4,
+    "k": 1000,
+    "K": 1000,
+    "M": 1000**2,
+    "G": 1000**3,
+    "T": 1000**4,
+}
+
+
+def parse_mem(q: Any) -> int:
+    s = str(q)
+    m = re.fullmatch(r"([0-9.]+)([A-Za-z]*)", s)
+    if not m:
+        return 0
+    return int(float(m.group(1)) * _MEM_SUFFIX.get(m.group(2), 1))
+
+
+@dataclass
+class Node:
+    name: str
+    cpu: str = "4"
+    memory: str = "8Gi"
+    ip: str = "172.18.0.2"
+
+    def to_object(self) -> dict[str, Any]:
+        res = {"cpu": self.cpu, "memory": self.memory, "pods": "110", "ephemeral-storage": "100Gi"}
+        now = now_rfc3339()
+        return {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": self.name,
+                "labels": {
+                    "kubernetes.io/hostname": self.name,
+                    "kubernetes.io/os": "linux",
+                    "kubernetes.io/arch": "amd64",
+                },
+            },
+            "spec": {"podCIDR": "10.244.0.0/24"},
+            "status": {
+                "capacity": dict(res),
+                "allocatable": dict(res),
+                "conditions": [
+                    {
+                        "type": "Ready",
+                        "status": "True",
+                        "reason": "KubeletReady",
+                        "message": "kubelet is posting ready status",
+                        "lastHeartbeatTime": now,
+                        "lastTransitionTime": now,
+                    }
+                ],
+                "addresses": [
+                    {"type": "InternalIP", "address": self.ip},
+                    {"type": "Hostname", "address": self.name},
+                ],
+                "nodeInfo": {
+                    "kubeletVersion": "v1.32.0",
+                    "containerRuntimeVersion": "containerd://1.7.24",
+                    "operatingSystem": "linux",
+                    "architecture": "amd64",
+                    "osImage": "Fake Linux",
+                    "kernelVersion": "6.1.0",
+                },
+            },
+        }
+
+
+@dataclass
+class PodSim:
+    behaviour: str
+    stage: str = "pending"
+    due: float = 0.0
+    restarts: int = 0
+    deleting_since: float | None = None
+    started_at: str = ""
+    container_ids: dict[str, str] = field(default_factory=dict)
+
+
+def _env(c: dict[str, Any]) -> dict[str, str]:
+    return {
+        str(e.get("name")): str(e.get("value", ""))
+        for e in c.get("env") or []
+        if isinstance(e, dict)
+    }
+
+
+def classify_container(c: dict[str, Any], overrides: dict[str, str]) -> str:
+    image = str(c.get("image", ""))
+    for pattern, behaviour in overrides.items():
+        if pattern in image:
+            return behaviour
+    env = _env(c)
+    cmd = " ".join(str(x) for x in (c.get("command") or []) + (c.get("args") or []))
+    if (
+        "does-not-exist" in image
+        or image.startswith("fake.invalid/")
+        or env.get("FAKE_PULL_ERROR") == "1"
+    ):
+        return PULL_ERROR
+    if "oomkill" in image or env.get("FAKE_OOM") == "1":
+        return OOM
+    limit = ((c.get("resources") or {}).get("limits") or {}).get("memory")
+    if limit is not None and parse_mem(limit) < 4 * 1024**2:
+        return OOM
+    if "crashloop" in image or "exit 1" in cmd or env.get("FAKE_CRASH") == "1":
+        return CRASH
+    if "never-ready" in image or env.get("FAKE_NEVER_READY") == "1":
+        return NEVER_READY
+    return OK
+
+
+def _requests(pod: dict[str, Any]) -> tuple[int, int]:
+    cpu = mem = 0
+    for c in pod.get("spec", {}).get("containers") or []:
+        res = c.get("resources") or {}
+        req = res.get("requests") or res.get("limits") or {}
+        if "cpu" in req:
+            cpu += parse_cpu(req["cpu"])
+        if "memory" in req:
+            mem += parse_mem(req["memory"])
+    return cpu, mem
+
+
+def qos_class(pod: dict[str, Any]) -> str:
+    containers = pod.get("spec", {}).get("containers") or []
+    any_set = False
+    guaranteed = True
+    for c in containers:
+        res = c.get("resources") or {}
+        req, lim = res.get("requests") or {}, res.get("limits") or {}
+        if req or lim:
+            any_set = True
+        for r in ("cpu", "memory"):
+            if r not in lim or (r in req and str(req[r]) != str(lim[r])):
+                guaranteed = False
+    if not any_set:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed else "Burstable"
+
+
+class Kubelet:
+    """Advances pods through their life cycle; ``sync`` returns the next time it needs to run."""
+
+    def __init__(
+        self,
+        store: Store,
+        events: EventRecorder,
+        nodes: list[Node],
+        *,
+        ready_delay: float,
+        termination_delay: float,
+    ) -> None:
+        self.store = store
+        self.events = events
+        self.nodes = nodes
+        self.ready_delay = ready_delay
+        self.termination_delay = termination_delay
+        self.overrides: dict[str, str] = {}
+        self.sims: dict[str, PodSim] = {}
+        self._ip = 0
+
+    # -- helpers -----------------------------------------------------------
+    def _next_ip(self) -> str:
+        self._ip += 1
+        return f"10.244.{(self._ip // 250) % 256}.{self._ip % 250 + 2}"
+
+    def _sim(self, pod: dict[str, Any]) -> PodSim:
+        uid = pod["metadata"]["uid"]
+        sim = self.sims.get(uid)
+        if sim is None:
+            behaviours = [
+                classify_container(c, self.overrides) for c in pod["spec"].get("containers") or []
+            ]
+            bad = [b for b in behaviours if b != OK]
+            sim = PodSim(bad[0] if bad else OK)
+            self.sims[uid] = sim
+        return sim
+
+    def _emit(
+        self, pod: dict[str, Any], etype: str, reason: str, msg: str, container: str = ""
+    ) -> None:
+        fp = f"spec.containers{{{container}}}" if container else ""
+        comp = "default-scheduler" if reason in ("Scheduled", "FailedScheduling") else "kubelet"
+        host = pod["spec"].get("nodeName", "") if comp == "kubelet" else ""
+        self.events.record(pod, etype, reason, msg, component=comp, host=host, field_path=fp)
+
+    # -- scheduling --------------------------------------------------------
+    def _schedule(self, pod: dict[str, Any]) -> None:
+        cpu, mem = _requests(pod)
+        short: dict[str, int] = {}
+        for node in self.nodes:
+            used_cpu = used_mem = 0
+            for p in self.store.raw_list("pods"):
+                if p["spec"].get("nodeName") == node.name and p["status"].get("phase") not in (
+                    "Succeeded",
+                    "Failed",
+                ):
+                    c, m = _requests(p)
+                    used_cpu += c
+                    used_mem += m
+            lacks = []
+            if used_cpu + cpu > parse_cpu(node.cpu):
+                lacks.append("cpu")
+            if used_mem + mem > parse_mem(node.memory):
+                lacks.append("memory")
+            if not lacks:
+                self._bind(pod, node)
+                return
+            for r in lacks:
+                short[r] = short.get(r, 0) + 1
+        n = len(self.nodes)
+        reasons = ", ".join(f"{cnt} Insufficient {r}" for r, cnt in sorted(short.items()))
+        msg = (
+            f"0/{n} nodes are available: {reasons}. preemption: 0/{n} nodes are available: "
+            f"{n} No preemption victims found for incoming pod."
+        )
+        status = pod["status"]
+        cond = {
+            "type": "PodScheduled",
+            "status": "False",
+            "lastProbeTime": None,
+            "lastTransitionTime": now_rfc3339(),
+            "reason": "Unschedulable",
+            "message": msg,
+        }
+        old = next((c for c in status.get("conditions") or [] if c["type"] == "PodScheduled"), None)
+        if old and old.get("message") == msg:
+            return
+        new = copy.deepcopy(pod)
+        new["status"]["conditions"] = [cond]
+        self.store.replace("pods", new, manager="kube-scheduler", subresource="status")
+        self._emit(new, "Warning", "FailedScheduling", msg)
+
+    def _bind(self, pod: dict[str, Any], node: Node) -> None:
+        new = copy.deepcopy(pod)
+        new["spec"]["nodeName"] = node.name
+        now = now_rfc3339()
+        names = [c["name"] for c in new["spec"].get("containers") or []]
+        new["status"] = {
+            "phase": "Pending",
+            "conditions": [
+                {
+                    "type": "PodReadyToStartContainers",
+                    "status": "False",
+                    "lastProbeTime": None,
+                    "lastTransitionTime": now,
+                },
+                {
+                    "type": "Initialized",
+                    "status": "True",
+                    "lastProbeTime": None,
+                    "lastTransitionTime": now,
+                },
+                _not_ready("Ready", names, now),
+                _not_ready("ContainersReady", names, now),
+                {
+                    "type": "PodScheduled",
+                    "status": "True",
+                    "lastProbeTime": None,
+                    "lastTransitionTime": now,
+                },
+            ],
+            "hostIP": node.ip,
+            "hostIPs": [{"ip": node.ip}],
+            "startTime": now,
+            "containerStatuses": [
+                _cstatus(c, {"waiting": {"reason": "ContainerCreating"}})
+                for c in new["spec"]["containers"]
+            ],
+            "qosClass": pod["status"].get("qosClass", qos_class(pod)),
+        }
+        self.store.replace("pods", new, manager="kube-scheduler", subresource="status")
+        ns, name = new["metadata"]["namespace"], new["metadata"]["name"]
+        self._emit(new, "Normal", "Scheduled", f"Successfully assigned {ns}/{name} to {node.name}")
+        sim = self._sim(new)
+        sim.stage = "scheduled"
+        sim.due = time.monotonic() + self.ready_delay
+
+    # -- main loop ---------------------------------------------------------
+    def sync(self) -> float | None:
+        now = time.monotonic()
+        next_due: float | None = None
+        live = set()
+        for pod in self.store.raw_list("pods"):
+            uid = pod["metadata"]["uid"]
+            live.add(uid)
+            sim = self._sim(pod)
+            if pod["metadata"].get("deletionTimestamp"):
+                if sim.deleting_since is None:
+                    sim.deleting_since = now
+                due = sim.deleting_since + self.termination_delay
+                if now >= due:
+                    self.store.remove("pods", pod["metadata"]["namespace"], pod["metadata"]["name"])
+                    continue
+                next_due = _min(next_due, due)
+                continue
+            if not pod["spec"].get("nodeName"):
+                self._schedule(pod)
+                pod = (
+                    self.store.raw("pods", pod["metadata"]["namespace"], pod["metadata"]["name"])
+                    or pod
+                )
+                if not pod["spec"].get("nodeName"):
+                    continue
+            if sim.due and now >= sim.due:
+                self._advance(pod, sim)
+            if sim.due:
+                next_due = _min(next_due, sim.due)
+        for uid in list(self.sims):
+            if uid not in live:
+                del self.sims[uid]
+        return next_due
+
+    def _advance(self, pod: dict[str, Any], sim: PodSim) -> None:
+        containers = pod["spec"].get("containers") or []
+        delay = self.ready_delay * 0.5
+        now_m = time.monotonic()
+        bad = [c for c in containers if classify_container(c, self.overrides) != OK]
+        target = bad[0] if bad else (containers[0] if containers else {})
+        tname, image = target.get("name", ""), target.get("image", "")
+        if sim.stage == "scheduled":
+            if sim.behaviour == PULL_ERROR:
+                self._emit(pod, "Normal", "Pulling", f'Pulling image "{image}"', tname)
+                self._emit(pod, "Warning", "Failed", _pull_message(image), tname)
+                self._emit(pod, "Warning", "Failed", "Error: ErrImagePull", tname)
+                self._set_states(
+                    pod,
+                    sim,
+                    {
+                        tname: {
+                            "waiting": {"reason": "ErrImagePull", "message": _pull_reason(image)}
+                        }
+                    },
+                )
+                sim.stage, sim.due = "errimagepull", now_m + delay
+                self._start_ok(pod, sim, exclude=tname, emit_only=True)
+                return
+            self._start_ok(pod, sim)
+            if sim.behaviour in (CRASH, OOM):
+                sim.stage, sim.due = "running_then_crash", now_m + delay
+            else:
+                sim.stage, sim.due = "running", 0.0
+            return
+        if sim.stage == "errimagepull":
+            self._emit(pod, "Normal", "BackOff", f'Back-off pulling image "{image}"', tname)
+            self._emit(pod, "Warning", "Failed", "Error: ImagePullBackOff", tname)
+            self._set_states(
+                pod,
+                sim,
+                {
+                    tname: {
+                        "waiting": {
+                            "reason": "ImagePullBackOff",
+                            "message": f'Back-off pulling image "{image}"',
+                        }
+                    }
+                },
+            )
+            sim.stage, sim.due = "imagepullbackoff", 0.0
+            return
+        if sim.stage == "running_then_crash":
+            oom = sim.behaviour == OOM
+            term = {
+                "terminated": {
+                    "exitCode": 137 if oom else 1,
+                    "reason": "OOMKilled" if oom else "Error",
+                    "startedAt": sim.started_at,
+                    "finishedAt": now_rfc3339(),
+                    "containerID": sim.container_ids.get(tname, ""),
+                }
+            }
+            self._set_states(pod, sim, {tname: term}, last={tname: term})
+            sim.stage, sim.due = "crashed", now_m + delay
+            return
+        if sim.stage == "crashed":
+            sim.restarts += 1
+            uid, ns, name = (
+                pod["metadata"]["uid"],
+                pod["metadata"]["namespace"],
+                pod["metadata"]["name"],
+            )
+            backoff = min(10 * 2 ** (sim.restarts - 1), 300)
+            msg = f"back-off {backoff}s restarting failed container={tname} pod={name}_{ns}({uid})"
+            self._emit(
+                pod,
+                "Warning",
+                "BackOff",
+                f"Back-off restarting failed container {tname} in pod {name}_{ns}({uid})",
+                tname,
+            )
+            cur = next(
+                (c for c in pod["status"].get("containerStatuses") or [] if c["name"] == tname), {}
+            )
+            self._set_states(
+                pod,
+                sim,
+                {tname: {"waiting": {"reason": "CrashLoopBackOff", "message": msg}}},
+                last={tname: cur.get("state", {})},
+            )
+            sim.stage, sim.due = "backoff", now_m + min(delay * 2**sim.restarts, 2.0)
+            return
+        if sim.stage == "backoff":
+            self._emit(
+                pod,
+                "Normal",
+                "Pulled",
+                f'Container image "{image}" already present on machine',
+                tname,
+            )
+            self._emit(pod, "Normal", "Created", f"Created container: {tname}", tname)
+            self._emit(pod, "Normal", "Started", f"Started container {tname}", tname)
+            sim.started_at = now_rfc3339()
+            self._set_states(
+                pod, sim, {tname: {"running": {"startedAt": sim.started_at}}}, ready_override=False
+            )
+            sim.stage, sim.due = "running_then_crash", now_m + delay
+            return
+
+    def _start_ok(
+        self, pod: dict[str, Any], sim: PodSim, exclude: str = "", emit_only: bool = False
+    ) -> None:
+        sim.started_at = now_rfc3339()
+        states: dict[str, dict[str, Any]] = {}
+        for c in pod["spec"].get("containers") or []:
+            if c["name"] == exclude:
+                continue
+            image = c.get("image", "")
+            self._emit(pod, "Normal", "Pulling", f'Pulling image "{image}"', c["name"])
+            self._emit(
+                pod,
+                "Normal",
+                "Pulled",
+                f'Successfully pulled image "{image}" in 1.042s (1.042s including waiting). '
+                "Image size: 72938484 bytes.",
+                c["name"],
+            )
+            self._emit(pod, "Normal", "Created", f"Created container: {c['name']}", c["name"])
+            self._emit(pod, "Normal", "Started", f"Started container {c['name']}", c["name"])
+            states[c["name"]] = {"running": {"startedAt": sim.started_at}}
+        if not emit_only or states:
+            self._set_states(pod, sim, states)
+
+    def _set_states(
+        self,
+        pod: dict[str, Any],
+        sim: PodSim,
+        states: dict[str, dict[str, Any]],
+        last: dict[str, dict[str, Any]] | None = None,
+        ready_override: bool | None = None,
+    ) -> None:
+        cur = self.store.raw("pods", pod["metadata"]["namespace"], pod["metadata"]["name"])
+        if cur is None:
+            return
+        new = copy.deepcopy(cur)
+        st = new["status"]
+        now = now_rfc3339()
+        statuses = {c["name"]: c for c in st.get("containerStatuses") or []}
+        for c in new["spec"].get("containers") or []:
+            n = c["name"]
+            cs = statuses.get(n) or _cstatus(c, {"waiting": {"reason": "ContainerCreating"}})
+            if n in states:
+                cs["state"] = states[n]
+                if "running" in states[n]:
+                    cid = sim.container_ids.setdefault(
+                        n,
+                        "containerd://"
+                        + hashlib.sha256(
+                            f"{cur['metadata']['uid']}{n}{sim.restarts}".encode()
+                        ).hexdigest(),
+                    )
+                    cs["containerID"] = cid
+                    cs["imageID"] = _image_id(c.get("image", ""))
+                    cs["started"] = True
+                else:
+                    cs["started"] = False
+            if last and n in last:
+                cs["lastState"] = last[n]
+            if n == _target_name(new, self.overrides):
+                cs["restartCount"] = sim.restarts
+            running = "running" in cs["state"]
+            behaviour = classify_container(c, self.overrides)
+            cs["ready"] = (
+                running
+                and behaviour not in (NEVER_READY,)
+                and (ready_override is not False or behaviour == OK)
+            )
+            if behaviour in (CRASH, OOM):
+                cs["ready"] = False
+            statuses[n] = cs
+        st["containerStatuses"] = [statuses[c["name"]] for c in new["spec"].get("containers") or []]
+        all_ready = all(cs["ready"] for cs in st["containerStatuses"])
+        any_running = any(
+            "running" in cs["state"] or "terminated" in cs["state"] or cs.get("restartCount")
+            for cs in st["containerStatuses"]
+        )
+        st["phase"] = "Running" if any_running else "Pending"
+        if any_running and not st.get("podIP"):
+            ip = self._next_ip()
+            st["podIP"], st["podIPs"] = ip, [{"ip": ip}]
+        unready = [cs["name"] for cs in st["containerStatuses"] if not cs["ready"]]
+        conds = []
+        for c in st.get("conditions") or []:
+            c = dict(c)
+            if c["type"] == "PodReadyToStartContainers" and any_running:
+                c = _flip(c, True, now)
+            if c["type"] in ("Ready", "ContainersReady"):
+                if all_ready:
+                    c = _flip(c, True, now)
+                    c.pop("reason", None)
+                    c.pop("message", None)
+                else:
+                    c = _flip(c, False, now)
+                    c["reason"] = "ContainersNotReady"
+                    c["message"] = f"containers with unready status: [{' '.join(unready)}]"
+            conds.append(c)
+        st["conditions"] = conds
+        self.store.replace("pods", new, manager="kubelet", subresource="status")
+
+
+def _target_name(pod: dict[str, Any], overrides: dict[str, str]) -> str:
+    containers = pod["spec"].get("containers") or []
+    bad = [c for c in containers if classify_container(c, overrides) != OK]
+    return (bad[0] if bad else containers[0] if containers else {}).get("name", "")
+
+
+def _flip(c: dict[str, Any], on: bool, now: str) -> dict[str, Any]:
+    want = "True" if on else "False"
+    if c.get("status") != want:
+        c["status"] = want
+        c["lastTransitionTime"] = now
+    return c
+
+
+def _not_ready(kind: str, names: list[str], now: str) -> dict[str, Any]:
+    return {
+        "type": kind,
+        "status": "False",
+        "lastProbeTime": None,
+        "lastTransitionTime": now,
+        "reason": "ContainersNotReady",
+        "message": f"containers with unready status: [{' '.join(names)}]",
+    }
+
+
+def _cstatus(c: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": c["name"],
+        "state": state,
+        "lastState": {},
+        "ready": False,
+        "restartCount": 0,
+        "image": c.get("image", ""),
+        "imageID": "",
+        "started": False,
+    }
+
+
+def _image_id(image: str) -> str:
+    repo = image.split("@")[0].rsplit(":", 1)[0] if ":" in image.rsplit("/", 1)[-1] else image
+    if "/" not in repo:
+        repo = f"docker.io/library/{repo}"
+    return f"{repo}@sha256:{hashlib.sha256(image.encode()).hexdigest()}"
+
+
+def _pull_reason(image: str) -> str:
+    return (
+        f'failed to pull and unpack image "{image}": failed to resolve reference "{image}": '
+        f"{image}: not found"
+    )
+
+
+def _pull_message(image: str) -> str:
+    return (
+        f'Failed to pull image "{image}": rpc error: code = NotFound desc = {_pull_reason(image)}'
+    )
+
+
+def _min(a: float | None, b: float) -> float:
+    return b if a is None else min(a, b)
