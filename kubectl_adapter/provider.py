@@ -402,10 +402,8 @@ class KubernetesProvider:
                 for need in needs
             ],
         }
-        answer = self.runner.run_json(
-            ["create", "-f", "-", "-o", "json"], stdin=json.dumps(reviews)
-        )
-        items = (answer or {}).get("items") or ([answer] if answer else [])
+        answer = self.runner.run(["create", "-f", "-", "-o", "json"], stdin=json.dumps(reviews))
+        items = _json_documents(answer.stdout)
         permissions = []
         for need, item in zip(needs, items, strict=False):
             status = item.get("status") or {}
@@ -479,3 +477,22 @@ class KubernetesProvider:
 
     def _wait_args(self) -> builtins.list[str]:
         return wait_timeout_args(self.config.timeout)
+
+
+def _json_documents(text: str) -> builtins.list[dict[str, Any]]:
+    """kubectl ``create -f - -o json`` of a List prints one JSON object per item, back to back
+    (not a List); a single List is unpacked too."""
+    decoder = json.JSONDecoder()
+    documents: builtins.list[dict[str, Any]] = []
+    position = 0
+    while True:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if position >= len(text):
+            break
+        document, position = decoder.raw_decode(text, position)
+        if isinstance(document, dict) and document.get("kind") == "List":
+            documents.extend(document.get("items") or [])
+        elif isinstance(document, dict):
+            documents.append(document)
+    return documents

@@ -734,9 +734,10 @@ def test_check_reports_each_permission(fp: FakeProcess) -> None:
             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "testns"}}
         ),
     )
+    # kubectl create -o json of a List prints each created object, back to back.
     fp.register(
         [*K, "create", "-f", "-", "-o", "json"],
-        stdout=kubectl_list(answers),
+        stdout="".join(kubectl_object(answer) for answer in answers),
         stdin_callable=reviews,
     )
     result = make_provider().check()
