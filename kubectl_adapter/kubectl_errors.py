@@ -1,9 +1,10 @@
 """The one place where a failed kubectl run becomes a typed error.
 
-Rules are tried in order against kubectl's stderr with klog noise removed (kubectl 1.32
-prints 4-5 ``E1130 ... memcache.go`` lines before the real error). The order matters:
-``apply`` wraps 401s and connection failures in "failed to download openapi", so the
-credential and connection rules run before the generic validation rule.
+Rules are tried in order against kubectl's stderr with klog noise and ``Warning:`` lines
+removed (kubectl 1.32 prints 4-5 ``E1130 ... memcache.go`` lines before the real error, and
+server warnings are not the failure). The order matters: ``apply`` wraps 401s and
+connection failures in "failed to download openapi", so the credential and connection
+rules run before the generic validation rule.
 """
 
 from __future__ import annotations
@@ -28,6 +29,18 @@ from .redact import redact
 
 _KLOG_LINE = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\] ")
 
+# kubectl -v=6 logs one line per response: ``PATCH https://.../scale 409 Conflict in 3 ms``.
+_RESPONSE_409 = re.compile(r"\b409 Conflict\b")
+
+# The lines that start kubectl's own error report (cobra prints ``Error:`` for usage errors).
+_ERROR_HEADS = (
+    "error:",
+    "error from server",
+    "error in configuration",
+    "unable to connect to the server",
+    "the ",
+)
+
 
 class Rule(NamedTuple):
     pattern: re.Pattern[str]
@@ -36,23 +49,36 @@ class Rule(NamedTuple):
 
 
 def _rule(pattern: str, error: type[AdapterError], reason: str) -> Rule:
-    return Rule(re.compile(pattern, re.S), error, reason)
+    return Rule(re.compile(pattern, re.S | re.M), error, reason)
 
+
+# kubectl scale's last words after 5 minutes of 409 retries (and after little else).
+_GAVE_UP = _rule(r"^error: context deadline exceeded$", Timeout, "kubectl gave up retrying")
 
 ERROR_TABLE: tuple[Rule, ...] = (
     # Credentials: plain 401, raw-body 401, and apply's OpenAPI wrapper around a 401.
     _rule(r"You must be logged in to the server", Unauthorized, "unauthorized"),
     _rule(r"asked for the client to provide credentials", Unauthorized, "unauthorized"),
+    _rule(r"Error from server \(Unauthorized\)", Unauthorized, "unauthorized"),
     # Configuration: kubeconfig, context, auth plugins. Before connection rules: a missing
-    # kubeconfig named by --kubeconfig is a configuration problem, not an outage.
+    # kubeconfig named by --kubeconfig is a configuration problem, not an outage, and a
+    # missing credential plugin is reported as "Unable to connect to the server: getting
+    # credentials: exec: executable ... not found".
     _rule(r"Error in configuration", ConfigurationError, "invalid kubeconfig or context"),
     _rule(r'context "[^"]*" does not exist', ConfigurationError, "unknown context"),
     _rule(r"error: stat .*: no such file or directory", ConfigurationError, "kubeconfig missing"),
     _rule(
         r"error loading config file|couldn't get version/kind; json parse error|"
-        r"invalid configuration|exec plugin",
+        r"invalid configuration|exec plugin|getting credentials: ",
         ConfigurationError,
         "invalid kubeconfig",
+    ),
+    # Input kubectl rejected before sending anything (no network involved, so no outage or
+    # credential rule can be the real cause).
+    _rule(
+        r"^error: error parsing |^error: no objects passed to |does not match the namespace",
+        InvalidInput,
+        "rejected input",
     ),
     # Authorization.
     _rule(r"Error from server \(Forbidden\)|is forbidden: ", Forbidden, "forbidden"),
@@ -60,22 +86,36 @@ ERROR_TABLE: tuple[Rule, ...] = (
     _rule(r"The connection to the server .* was refused", Unavailable, "connection refused"),
     _rule(
         r"no such host|Unable to connect to the server|tls: |x509: |i/o timeout|"
-        r"connection reset by peer|EOF$|dial tcp",
+        r"TLS handshake timeout|connection reset by peer|broken pipe|no route to host|"
+        r"network is unreachable|http2: client connection lost|(?:: |unexpected )EOF$|dial tcp",
         Unavailable,
         "API server unreachable",
     ),
     _rule(r"Client\.Timeout exceeded|request canceled", Unavailable, "API request timed out"),
-    _rule(r"failed to download openapi", Unavailable, "API server unreachable"),
+    # apply cannot validate without the server's OpenAPI documents (404 or unreachable).
+    _rule(
+        r"failed to download openapi|"
+        r"error validating data: the server could not find the requested resource",
+        Unavailable,
+        "API server does not serve OpenAPI",
+    ),
     _rule(
         r"Error from server \((InternalError|ServiceUnavailable|TooManyRequests|Timeout|"
-        r"ServerTimeout|InternalServerError|BadGateway|GatewayTimeout)\)",
+        r"ServerTimeout|InternalServerError|BadGateway|GatewayTimeout)\)|etcdserver: ",
         Unavailable,
         "API server error",
+    ),
+    # A bare 404 with no object named: the URL does not serve the Kubernetes API (discovery or
+    # /version not found). Saying "not found" would claim the Deployment is gone.
+    _rule(
+        r"^Error from server \(NotFound\): the server could not find the requested resource$",
+        Unavailable,
+        "API endpoint not served",
     ),
     # Waits.
     _rule(r"exceeded its progress deadline", RolloutFailed, "progress deadline exceeded"),
     _rule(r"timed out waiting for", Timeout, "wait timed out"),
-    _rule(r"^error: context deadline exceeded$", Timeout, "kubectl gave up retrying"),
+    _GAVE_UP,
     # Object state.
     _rule(r"Apply failed with \d+ conflicts?", Conflict, "server-side apply conflict"),
     _rule(r"Error from server \((Conflict|AlreadyExists)\)", Conflict, "conflict"),
@@ -84,10 +124,16 @@ ERROR_TABLE: tuple[Rule, ...] = (
     # Input the server or kubectl rejected.
     _rule(
         r"is invalid|Error from server \((BadRequest|Invalid|UnsupportedMediaType)\)|"
-        r"error parsing|no objects passed|does not match the namespace|unknown flag|"
-        r"unknown shorthand flag|invalid argument",
+        r"ValidationError\(|admission webhook .* denied the request",
         InvalidInput,
         "rejected input",
+    ),
+    # kubectl refused its command line (flags the adapter built, or a kubectl too old for them).
+    _rule(
+        r"unknown flag|unknown shorthand flag|invalid argument|only works with|"
+        r"invalid \S+ value|for usage\.$",
+        InvalidInput,
+        "kubectl usage error",
     ),
 )
 
@@ -99,12 +145,28 @@ def clean_stderr(stderr: str) -> str:
     return redact("\n".join(kept))
 
 
+def _is_warning(line: str) -> bool:
+    return line.lower().startswith("warning:")
+
+
 def main_message(cleaned: str) -> str:
-    """The line an operator needs: the first ``error``/``Error`` line, else the last line."""
-    lines = [line for line in cleaned.splitlines() if not line.lower().startswith("warning:")]
-    for line in lines:
-        if line.startswith(("error:", "Error from server", "Error in configuration", "The ")):
-            return line
+    """The line an operator needs: the first ``error``/``Error`` line, else the last line.
+
+    A head line ending in ``:`` is followed by its items (``* field: reason`` for a 422
+    with several causes, ``- .spec.replicas`` for several apply conflicts); they are joined
+    onto it so the message names every cause.
+    """
+    lines = [line for line in cleaned.splitlines() if not _is_warning(line)]
+    for index, line in enumerate(lines):
+        if line.lower().startswith(_ERROR_HEADS):
+            if not line.endswith(":"):
+                return line
+            items = []
+            for item in lines[index + 1 :]:
+                if not item.startswith(("* ", "- ")):
+                    break
+                items.append(item[2:].strip())
+            return f"{line} {'; '.join(items)}" if items else line
     return lines[-1] if lines else cleaned
 
 
@@ -116,17 +178,23 @@ def classify(
     details: dict[str, object] = {"command": redact(command), "exitCode": returncode}
     if cleaned:
         details["stderr"] = cleaned[-4000:]
+    retried_409 = bool(_RESPONSE_409.search(stderr))
     if timed_out:
         # kubectl scale retries a 409 once a second for 5 minutes; with -v=6 the retries show.
-        if re.search(r"\b409 Conflict\b", stderr):
+        if retried_409:
             details["reason"] = "kubectl kept retrying 409 Conflict"
             return Conflict(
                 f"kubectl kept getting 409 Conflict until its time ran out: {command}", details
             )
         details["reason"] = "process timeout"
         return Timeout(f"kubectl did not finish in time and was stopped: {command}", details)
+    decisive = "\n".join(line for line in cleaned.splitlines() if not _is_warning(line))
     for rule in ERROR_TABLE:
-        if rule.pattern.search(cleaned):
+        if rule.pattern.search(decisive):
+            if rule is _GAVE_UP and retried_409:
+                # The same 5-minute 409 loop, ended by kubectl itself rather than by us.
+                details["reason"] = "kubectl kept retrying 409 Conflict"
+                return Conflict(main_message(cleaned), details)
             details["reason"] = rule.reason
             return rule.error(main_message(cleaned), details)
     message = main_message(cleaned) or f"kubectl exited with status {returncode}"

@@ -11,23 +11,59 @@ from typing import Any
 
 MASK = "[REDACTED]"
 
-_PATTERNS: tuple[re.Pattern[str], ...] = (
+# While redacting, every mask (old or new) is this character, which no value pattern
+# accepts: a mask is never masked again, so ``redact`` is idempotent (errors redact text
+# that ``classify`` already redacted).
+_HIDDEN = "\x00"
+
+# Keys whose value is a credential, in kubeconfig YAML, JSON, flags and query strings.
+_SECRET_KEYS = (
+    r"token|id-token|refresh-token|access-token|password|passwd|secret"
+    r"|client-key-data|client-certificate-data|certificate-authority-data"
+)
+_SECRET_KEY = re.compile(rf"(?i)(?:{_SECRET_KEYS}|authorization)$")
+# A value: a whole quoted string (it may hold spaces), else one unquoted word.
+_VALUE = r"(?:\"(?:[^\"\\\n\x00]|\\.)*\"|'[^'\n\x00]*'|[^\s\"',}\]\x00]+)"
+
+# (pattern, replacement): group 1, when a pattern has it, is the key that stays readable.
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # PEM blocks (client keys, certificates) in full.
-    re.compile(r"-----BEGIN [A-Z0-9 ]+-----.*?(-----END [A-Z0-9 ]+-----|\Z)", re.S),
-    # Authorization headers and bearer/basic credentials.
-    re.compile(r"(?i)(authorization\s*[:=]\s*)(bearer|basic)?\s*[^\s\"',]+"),
-    re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}"),
-    # kubeconfig / flag style secrets: token: x, --token=x, password: x, client-key-data: x ...
-    re.compile(
-        r"(?i)(--?(?:token|password|client-key|client-certificate)(?:-data)?[= ]\s*)[^\s\"',]+"
+    (
+        re.compile(r"-----BEGIN [A-Z0-9 ]+-----.*?(?:-----END [A-Z0-9 ]+-----|\Z)", re.S),
+        _HIDDEN,
     ),
-    re.compile(
-        r"(?i)([\"']?(?:token|id-token|refresh-token|access-token|password|passwd|secret"
-        r"|client-key-data|client-certificate-data|certificate-authority-data)[\"']?"
-        r"\s*[:=]\s*)[\"']?[^\s\"',}]+[\"']?"
+    # Authorization headers, in text ("Authorization: Bearer x") or JSON/Go maps
+    # ("Authorization": ["Bearer x"]): the whole credential, scheme and all.
+    (
+        re.compile(
+            r"(?i)(authorization[\"']?[ \t]*[:=][ \t]*\[?[ \t]*[\"']?)"
+            r"(?:(?:bearer|basic|token)[ \t]+)?[^\s\"',\[\]\x00]+"
+        ),
+        rf"\g<1>{_HIDDEN}",
     ),
+    # Bearer/Basic credentials on their own. Case-sensitive on purpose: ordinary text
+    # ("x509: invalid basic constraints", "bearer token file") must survive.
+    (
+        re.compile(r"\b(Bearer|BEARER|bearer|Basic|BASIC)[ \t]+[A-Za-z0-9._~+/=-]{8,}"),
+        rf"\1 {_HIDDEN}",
+    ),
+    # Flags: --token=x, --token x, --password=x, --client-key-data=x ...
+    (
+        re.compile(
+            r"(?i)(--?(?:token|password|client-key|client-certificate)(?:-data)?(?:=|[ \t]+))"
+            r"[^\s\"',\x00]+"
+        ),
+        rf"\g<1>{_HIDDEN}",
+    ),
+    # Key/value: token: x (kubeconfig YAML), "token": "x" (JSON), token=x (query string).
+    (
+        re.compile(rf"(?i)([\"']?(?:{_SECRET_KEYS})[\"']?[ \t]*[:=][ \t]*){_VALUE}"),
+        rf"\g<1>{_HIDDEN}",
+    ),
+    # Passwords in URLs: https://user:password@host.
+    (re.compile(r"(://[^/\s:@]+:)[^/\s@\x00]+(?=@)"), rf"\g<1>{_HIDDEN}"),
     # JSON Web Tokens wherever they appear (ServiceAccount tokens are JWTs).
-    re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),
+    (re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"), _HIDDEN),
 )
 
 _known_secrets: set[str] = set()
@@ -43,26 +79,26 @@ def redact(text: str) -> str:
     """Return ``text`` with every credential we can recognise replaced by ``[REDACTED]``."""
     if not text:
         return text
-    for secret in _known_secrets:
-        text = text.replace(secret, MASK)
-    for pattern in _PATTERNS:
-        text = pattern.sub(_mask_match, text)
-    return text
-
-
-def _mask_match(match: re.Match[str]) -> str:
-    # Keep the key (group 1) so the reader still sees *what* was removed.
-    if match.re.groups >= 1 and match.group(1) and not match.group(0).startswith("-----BEGIN"):
-        return match.group(1) + MASK
-    return MASK
+    text = text.replace(MASK, _HIDDEN)
+    # Longest first: a secret that is a prefix of another must not leave the other's tail.
+    for secret in sorted(_known_secrets, key=len, reverse=True):
+        text = text.replace(secret, _HIDDEN)
+    for pattern, replacement in _PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text.replace(_HIDDEN, MASK)
 
 
 def redact_value(value: Any) -> Any:
-    """Redact every string inside a JSON-like value."""
+    """Redact every string inside a JSON-like value; a credential-named key hides its value."""
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, dict):
-        return {k: redact_value(v) for k, v in value.items()}
+        return {
+            k: MASK
+            if isinstance(k, str) and _SECRET_KEY.search(k) and isinstance(v, str | bytes)
+            else redact_value(v)
+            for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
         return [redact_value(v) for v in value]
     return value

@@ -29,6 +29,10 @@ log = logging.getLogger("kubectl_adapter")
 # allowed to report its own timeout (with its own words) before we call it a hang.
 WAIT_GRACE_SECONDS = 15.0
 
+# How long we still read a killed kubectl's pipes: a child it started (an exec credential
+# plugin) can hold them open, and must not turn our bounded call into an unbounded one.
+KILL_DRAIN_SECONDS = 5.0
+
 
 class KubectlResult(NamedTuple):
     argv: list[str]
@@ -70,7 +74,8 @@ class KubectlRunner:
     def argv(
         self, args: Sequence[str], *, namespace: str | None = None, request_timeout: bool = True
     ) -> list[str]:
-        """``kubectl [--kubeconfig P] [--context C] [-n NS] [--request-timeout S] ARGS``.
+        """``kubectl [--kubeconfig P] [--context C] [--cache-dir D] [-n NS] [--request-timeout S]``
+        then ``ARGS``; every flag is left out when unset.
 
         Waits pass ``request_timeout=False``: kubectl applies --request-timeout to the whole
         watch stream too, which would cut a long wait; the process bound covers them instead.
@@ -117,7 +122,9 @@ class KubectlRunner:
         bound = timeout if timeout is not None else self.config.call_timeout
         returncode, stdout, stderr = self._execute(argv, stdin, bound, stream)
         if returncode is None:
-            raise classify(shown, -1, stderr, timed_out=True)
+            error = classify(shown, -1, stderr, timed_out=True)
+            error.details["timeoutSeconds"] = bound
+            raise error
         if returncode != 0:
             # kubectl get prints an empty List on stdout even when the LIST failed:
             # only the exit status tells, so stdout is never looked at here.
@@ -161,46 +168,79 @@ class KubectlRunner:
             raise ConfigurationError(
                 f"kubectl at {argv[0]!r} is not executable", {"kubectl": argv[0]}
             ) from None
-        if not stream:
+        except OSError as exc:  # e.g. ENOEXEC: not a program for this machine
+            raise ConfigurationError(
+                f"kubectl at {argv[0]!r} cannot be run: {exc.strerror or exc}",
+                {"kubectl": argv[0]},
+            ) from None
+        try:
+            if stream:
+                return self._execute_streaming(proc, stdin, timeout)
             try:
                 stdout, stderr = proc.communicate(stdin, timeout=timeout)
             except subprocess.TimeoutExpired:
                 proc.kill()
-                stdout, stderr = proc.communicate()
+                try:
+                    stdout, stderr = proc.communicate(timeout=KILL_DRAIN_SECONDS)
+                except subprocess.TimeoutExpired:
+                    stdout, stderr = "", ""
                 return None, stdout or "", stderr or ""
             return proc.returncode, stdout or "", stderr or ""
-        return self._execute_streaming(proc, timeout)
+        except BaseException:
+            # Ctrl-C or a bug of ours: never leave a kubectl running behind us.
+            if proc.poll() is None:
+                proc.kill()
+            raise
+        finally:
+            for pipe in (proc.stdin, proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
 
     def _execute_streaming(
-        self, proc: subprocess.Popen[str], timeout: float
+        self, proc: subprocess.Popen[str], stdin: str | None, timeout: float
     ) -> tuple[int | None, str, str]:
         """Echo kubectl's stdout (rollout progress) to our stderr line by line as it comes."""
         out: list[str] = []
         err: list[str] = []
 
+        def feed() -> None:
+            # Without this a kubectl reading ``-f -`` would wait for stdin until killed.
+            if proc.stdin is None:
+                return
+            try:
+                if stdin:
+                    proc.stdin.write(stdin)
+                proc.stdin.close()
+            except (BrokenPipeError, ValueError):
+                pass  # kubectl exited (or was killed) before reading all of it
+
         def pump(source: IO[str] | None, sink: list[str], echo: bool) -> None:
             if source is None:
                 return
-            for line in iter(source.readline, ""):
-                sink.append(line)
-                if echo:
-                    self.progress.write(f"kubectl: {redact(line.rstrip())}\n")
-                    self.progress.flush()
+            try:
+                for line in iter(source.readline, ""):
+                    sink.append(line)
+                    if echo:
+                        self.progress.write(f"kubectl: {redact(line.rstrip())}\n")
+                        self.progress.flush()
+            except (OSError, ValueError):
+                pass  # the pipe was closed under us after the drain period
 
-        readers = [
+        threads = [
             threading.Thread(target=pump, args=(proc.stdout, out, True), daemon=True),
             threading.Thread(target=pump, args=(proc.stderr, err, False), daemon=True),
+            threading.Thread(target=feed, daemon=True),
         ]
-        for reader in readers:
-            reader.start()
+        for thread in threads:
+            thread.start()
         try:
             returncode: int | None = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
             returncode = None
-        for reader in readers:
-            reader.join(timeout=5)
+        for thread in threads:
+            thread.join(timeout=KILL_DRAIN_SECONDS)
         return returncode, "".join(out), "".join(err)
 
 

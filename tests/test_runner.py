@@ -1,0 +1,489 @@
+"""KubectlRunner: argv, stdin, exit status, JSON, timeouts, a missing kubectl, logging, streaming.
+
+Most tests fake kubectl with pytest-subprocess. A few run tiny shell scripts standing in for
+kubectl, because only a real process shows the real pipes and the real kill.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import stat
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_subprocess import FakeProcess
+from pytest_subprocess.fake_popen import FakePopen
+
+from kubectl_adapter.config import ClusterConfig
+from kubectl_adapter.errors import (
+    ConfigurationError,
+    Conflict,
+    Forbidden,
+    InternalError,
+    InvalidInput,
+    NotFound,
+    RolloutFailed,
+    Timeout,
+    Unauthorized,
+    Unavailable,
+)
+from kubectl_adapter.runner import (
+    WAIT_GRACE_SECONDS,
+    KubectlRunner,
+    process_bound,
+    wait_timeout_args,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures" / "kubectl-stderr"
+KUBECTL = "/opt/fake/bin/kubectl"
+K = [KUBECTL, "-n", "testns", "--request-timeout", "10s"]
+EMPTY_LIST = json.dumps(
+    {"apiVersion": "v1", "items": [], "kind": "List", "metadata": {"resourceVersion": ""}},
+    indent=4,
+)
+MANIFEST = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web-1\n"
+
+
+def stderr_of(case: str) -> str:
+    return (FIXTURES / f"{case}.stderr.txt").read_text(encoding="utf-8")
+
+
+@pytest.fixture(autouse=True)
+def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """``kubectl`` resolves to KUBECTL; anything else (an explicit --kubectl) to itself."""
+    looked_up: list[str] = []
+
+    def which(name: str) -> str | None:
+        looked_up.append(name)
+        return KUBECTL if name == "kubectl" else name
+
+    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", which)
+    return looked_up
+
+
+def runner(**config: Any) -> KubectlRunner:
+    config.setdefault("namespace", "testns")
+    return KubectlRunner(ClusterConfig(**config))
+
+
+# -- argv -------------------------------------------------------------------------------------
+
+
+def test_argv_with_nothing_set_has_only_the_request_timeout() -> None:
+    assert KubectlRunner(ClusterConfig()).argv(["get", "pods"]) == [
+        KUBECTL,
+        "--request-timeout",
+        "10s",
+        "get",
+        "pods",
+    ]
+
+
+def test_argv_puts_global_flags_in_order_before_the_args() -> None:
+    r = KubectlRunner(
+        ClusterConfig(
+            kubeconfig="/etc/kc.yaml",
+            context="prod",
+            cache_dir="/tmp/cache",
+            namespace="testns",
+            request_timeout=30,
+        )
+    )
+    assert r.argv(["get", "deployments", "-o", "json"]) == [
+        KUBECTL,
+        "--kubeconfig",
+        "/etc/kc.yaml",
+        "--context",
+        "prod",
+        "--cache-dir",
+        "/tmp/cache",
+        "-n",
+        "testns",
+        "--request-timeout",
+        "30s",
+        "get",
+        "deployments",
+        "-o",
+        "json",
+    ]
+
+
+def test_argv_without_request_timeout_for_waits() -> None:
+    argv = runner().argv(["rollout", "status", "deployment/web-1"], request_timeout=False)
+    assert argv == [KUBECTL, "-n", "testns", "rollout", "status", "deployment/web-1"]
+
+
+def test_argv_namespace_override() -> None:
+    assert runner().argv(["get", "pods"], namespace="other")[:3] == [KUBECTL, "-n", "other"]
+    no_default = KubectlRunner(ClusterConfig())
+    assert no_default.argv(["get", "pods"], namespace="other")[:3] == [KUBECTL, "-n", "other"]
+
+
+@pytest.mark.parametrize(("seconds", "flag"), [(10, "10s"), (0.2, "1s"), (1.6, "2s"), (90, "90s")])
+def test_request_timeout_is_whole_seconds_never_zero(seconds: float, flag: str) -> None:
+    argv = KubectlRunner(ClusterConfig(request_timeout=seconds)).argv(["version"])
+    assert argv[1:3] == ["--request-timeout", flag]
+
+
+def test_argv_stringifies_arguments() -> None:
+    assert runner().argv(["scale", 3], request_timeout=False)[-2:] == ["scale", "3"]  # type: ignore[list-item]
+
+
+def test_dry_run_argv_never_looks_for_kubectl(kubectl_on_path: list[str]) -> None:
+    argv = runner(dry_run=True).argv(["get", "pods"])
+    assert argv[0] == "kubectl"
+    assert kubectl_on_path == []
+    assert runner(dry_run=True, kubectl="/opt/k/kubectl").argv(["x"])[0] == "/opt/k/kubectl"
+
+
+def test_binary_is_looked_up_once(kubectl_on_path: list[str]) -> None:
+    r = runner()
+    assert r.binary == KUBECTL
+    r.argv(["get", "pods"])
+    r.argv(["get", "pods"])
+    assert kubectl_on_path == ["kubectl"]
+
+
+def test_explicit_kubectl_is_used() -> None:
+    assert runner(kubectl="/usr/local/bin/kubectl").argv(["version"])[0] == "/usr/local/bin/kubectl"
+
+
+def test_display_is_what_an_operator_would_paste() -> None:
+    argv = [KUBECTL, "-n", "my ns", "get", "pods", "-l", "a=b,c in (x)", "--token=s3cr3t-token"]
+    assert KubectlRunner.display(argv) == (
+        "kubectl -n 'my ns' get pods -l 'a=b,c in (x)' --token=[REDACTED]"
+    )
+    # A kubectl that is not called kubectl is shown by its path: that is what must be typed.
+    assert KubectlRunner.display(["/opt/kubectl-1.32", "version"]) == "/opt/kubectl-1.32 version"
+
+
+def test_wait_helpers() -> None:
+    assert wait_timeout_args(300) == ["--timeout=300s"]
+    assert wait_timeout_args(0.3) == ["--timeout=1s"]
+    assert process_bound(10) == 10 + WAIT_GRACE_SECONDS
+
+
+# -- running ----------------------------------------------------------------------------------
+
+
+def test_exit_zero_returns_the_output(fp: FakeProcess) -> None:
+    fp.register([*K, "get", "pods", "-o", "json"], stdout=EMPTY_LIST, stderr="Warning: x\n")
+    result = runner().run(["get", "pods", "-o", "json"])
+    assert result.returncode == 0
+    assert result.stdout == EMPTY_LIST
+    assert result.stderr == "Warning: x\n"
+    assert result.argv == [*K, "get", "pods", "-o", "json"]
+    assert fp.call_count([*K, "get", "pods", "-o", "json"]) == 1
+
+
+def test_manifest_goes_to_stdin(fp: FakeProcess) -> None:
+    received: list[str] = []
+    seen: dict[str, Any] = {}
+    apply = [*K, "apply", "--server-side", "-f", "-"]
+
+    def remember(process: FakePopen) -> None:
+        seen.update(process.kwargs or {})
+
+    fp.register(
+        apply,
+        stdout="deployment.apps/web-1 serverside-applied\n",
+        stdin_callable=received.append,
+        callback=remember,
+    )
+    runner().run(["apply", "--server-side", "-f", "-"], stdin=MANIFEST)
+    assert received == [MANIFEST]
+    assert seen["stdin"] == subprocess.PIPE
+
+
+def test_without_a_manifest_stdin_is_closed(fp: FakeProcess) -> None:
+    seen: dict[str, Any] = {}
+
+    def remember(process: FakePopen) -> None:
+        seen.update(process.kwargs or {})
+
+    fp.register([*K, "version"], stdout="{}", callback=remember)
+    runner().run(["version"])
+    assert seen["stdin"] == subprocess.DEVNULL
+    assert seen["stdout"] == seen["stderr"] == subprocess.PIPE
+    assert not isinstance(fp.calls[0], str)  # an argv list, never a shell string
+
+
+@pytest.mark.parametrize(
+    ("case", "error"),
+    [
+        ("err-get-401", Unauthorized),
+        ("err-get-403", Forbidden),
+        ("get-byname-notfound", NotFound),
+        ("err-apply-409", Conflict),
+        ("err-get-422", InvalidInput),
+        ("conn-get-refused", Unavailable),
+        ("conn-get-nocontext", ConfigurationError),
+        ("rollout-deadline", RolloutFailed),
+        ("rollout-nowatch-support", Timeout),
+        ("err-get-200-garbage", InternalError),
+    ],
+)
+def test_failure_raises_the_mapped_error(fp: FakeProcess, case: str, error: type[Any]) -> None:
+    fp.register([*K, "get", "x"], stderr=stderr_of(case), returncode=1)
+    with pytest.raises(error) as info:
+        runner().run(["get", "x"])
+    assert type(info.value) is error
+    assert info.value.details["command"] == "kubectl -n testns --request-timeout 10s get x"
+    assert info.value.details["exitCode"] == 1
+    assert "memcache.go" not in info.value.message
+
+
+def test_failed_list_with_an_empty_list_on_stdout_is_still_an_error(fp: FakeProcess) -> None:
+    # kubectl get -o json prints an empty List even when the LIST was refused (research §0.4).
+    argv = ["get", "deployments", "-l", "app.example/managed=true", "-o", "json"]
+    fp.register([*K, *argv], stdout=EMPTY_LIST, stderr=stderr_of("err-get-403"), returncode=1)
+    with pytest.raises(Forbidden) as info:
+        runner().run_json(argv)
+    assert "cannot list resource" in info.value.message
+
+
+def test_run_json_parses_stdout(fp: FakeProcess) -> None:
+    fp.register([*K, "get", "pods", "-o", "json"], stdout=EMPTY_LIST)
+    assert runner().run_json(["get", "pods", "-o", "json"])["kind"] == "List"
+
+
+@pytest.mark.parametrize("stdout", ["", "\n", "   \n\t"])
+def test_run_json_on_empty_output_is_none(fp: FakeProcess, stdout: str) -> None:
+    # What `get NAME --ignore-not-found -o json` prints when the object is absent.
+    fp.register(
+        [*K, "get", "deployment", "web-1", "--ignore-not-found", "-o", "json"], stdout=stdout
+    )
+    assert (
+        runner().run_json(["get", "deployment", "web-1", "--ignore-not-found", "-o", "json"])
+        is None
+    )
+
+
+def test_run_json_on_garbage_is_internal_error(fp: FakeProcess) -> None:
+    fp.register([*K, "get", "pods", "-o", "json"], stdout="this is not json")
+    with pytest.raises(InternalError) as info:
+        runner().run_json(["get", "pods", "-o", "json"])
+    assert "not JSON" in info.value.message
+    assert (
+        info.value.details["command"] == "kubectl -n testns --request-timeout 10s get pods -o json"
+    )
+
+
+def test_run_json_passes_its_options_on(fp: FakeProcess) -> None:
+    received: list[str] = []
+    fp.register(
+        [KUBECTL, "-n", "other", "create", "-f", "-"], stdout="{}", stdin_callable=received.append
+    )
+    result = runner().run_json(
+        ["create", "-f", "-"], namespace="other", stdin="{}", request_timeout=False
+    )
+    assert result == {}
+    assert received == ["{}"]
+
+
+# -- timeouts ---------------------------------------------------------------------------------
+
+
+def test_process_timeout_is_timeout(fp: FakeProcess) -> None:
+    # pytest-subprocess 1.6: communicate() never raises TimeoutExpired by itself, so the
+    # faked kubectl raises it the way a real Popen does when the bound is reached.
+    def hang(process: FakePopen) -> None:
+        raise subprocess.TimeoutExpired(process.args, 0.1)
+
+    fp.register([*K, "get", "pods"], stderr="", callback=hang)
+    with pytest.raises(Timeout) as info:
+        runner().run(["get", "pods"], timeout=0.1)
+    assert info.value.details["reason"] == "process timeout"
+    assert info.value.details["timeoutSeconds"] == 0.1
+    assert info.value.details["exitCode"] == -1
+    assert info.value.message.endswith("kubectl -n testns --request-timeout 10s get pods")
+
+
+def test_default_bound_is_the_call_timeout(fp: FakeProcess) -> None:
+    def hang(process: FakePopen) -> None:
+        raise subprocess.TimeoutExpired(process.args, 7)
+
+    fp.register([*K, "version"], callback=hang)
+    with pytest.raises(Timeout) as info:
+        runner(call_timeout=7).run(["version"])
+    assert info.value.details["timeoutSeconds"] == 7
+
+
+# -- real processes: the kill, the pipes, stdin while streaming -------------------------------
+
+
+def fake_kubectl(tmp_path: Path, script: str) -> str:
+    path = tmp_path / "kubectl"
+    path.write_text("#!/bin/sh\n" + script)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(path)
+
+
+def test_real_hanging_kubectl_is_killed_and_is_timeout(tmp_path: Path) -> None:
+    binary = fake_kubectl(tmp_path, "echo 'Waiting for deployment...'\nexec sleep 30\n")
+    started = time.monotonic()
+    with pytest.raises(Timeout) as info:
+        runner(kubectl=binary).run(["rollout", "status", "x"], timeout=0.3)
+    assert time.monotonic() - started < 5
+    assert info.value.details["reason"] == "process timeout"
+
+
+def test_real_hanging_streaming_kubectl_is_killed_and_is_timeout(tmp_path: Path) -> None:
+    # pytest-subprocess cannot fake this one: its wait() re-raises after the kill.
+    binary = fake_kubectl(tmp_path, "echo 'Waiting for deployment...'\nexec sleep 30\n")
+    progress = io.StringIO()
+    r = KubectlRunner(ClusterConfig(kubectl=binary), progress=progress)
+    started = time.monotonic()
+    with pytest.raises(Timeout):
+        r.run(["rollout", "status", "x"], timeout=0.3, stream=True, request_timeout=False)
+    assert time.monotonic() - started < 5
+    assert progress.getvalue() == "kubectl: Waiting for deployment...\n"
+
+
+def test_real_kubectl_stuck_on_409_is_conflict(tmp_path: Path) -> None:
+    line = (
+        "I1130 01:51:24.406915   21725 round_trippers.go:560] PATCH https://127.0.0.1:6443/apis/"
+        "apps/v1/namespaces/testns/deployments/web-1/scale 409 Conflict in 2 milliseconds"
+    )
+    binary = fake_kubectl(tmp_path, f"echo '{line}' >&2\necho '{line}' >&2\nexec sleep 30\n")
+    with pytest.raises(Conflict) as info:
+        runner(kubectl=binary).run(
+            ["scale", "deployment/web-1", "--replicas=0", "-v=6"], timeout=0.5
+        )
+    assert info.value.details["reason"] == "kubectl kept retrying 409 Conflict"
+
+
+def test_real_streaming_kubectl_gets_its_stdin(tmp_path: Path) -> None:
+    # Before the fix, streaming mode never wrote stdin: kubectl waited on it until killed.
+    binary = fake_kubectl(tmp_path, 'while read -r line; do echo "got $line"; done\n')
+    progress = io.StringIO()
+    r = KubectlRunner(ClusterConfig(kubectl=binary), progress=progress)
+    result = r.run(["apply", "-f", "-"], stdin="a\nb\n", stream=True, timeout=10)
+    assert result.stdout == "got a\ngot b\n"
+    assert progress.getvalue() == "kubectl: got a\nkubectl: got b\n"
+
+
+def test_real_failure_reads_stderr(tmp_path: Path) -> None:
+    binary = fake_kubectl(
+        tmp_path, f"cat <<'EOF' >&2\n{stderr_of('conn-get-refused')}EOF\nexit 1\n"
+    )
+    with pytest.raises(Unavailable):
+        runner(kubectl=binary).run(["get", "pods"])
+
+
+# -- a missing or broken kubectl --------------------------------------------------------------
+
+
+def test_missing_explicit_kubectl_is_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.undo()  # the real shutil.which
+    with pytest.raises(ConfigurationError) as info:
+        KubectlRunner(ClusterConfig(kubectl="/nope")).run(["version"])
+    assert info.value.exit_code == 9
+    assert (
+        info.value.message == "kubectl not found at '/nope': install kubectl or pass --kubectl PATH"
+    )
+    assert info.value.details == {"kubectl": "/nope"}
+
+
+def test_kubectl_not_on_path_is_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.undo()
+    monkeypatch.setenv("PATH", "")
+    with pytest.raises(ConfigurationError) as info:
+        KubectlRunner(ClusterConfig()).run(["version"])
+    assert info.value.exit_code == 9
+    assert "kubectl not found on PATH" in info.value.message
+    assert "--kubectl" in info.value.message
+
+
+def test_kubectl_vanishing_after_lookup_is_configuration_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match="not found at"):
+        runner(kubectl=str(tmp_path / "gone")).run(["version"])
+
+
+def test_kubectl_not_executable_is_configuration_error(tmp_path: Path) -> None:
+    path = tmp_path / "kubectl"
+    path.write_text("#!/bin/sh\n")
+    path.chmod(0o644)
+    with pytest.raises(ConfigurationError, match="is not executable"):
+        runner(kubectl=str(path)).run(["version"])
+
+
+def test_kubectl_that_is_not_a_program_is_configuration_error(tmp_path: Path) -> None:
+    path = tmp_path / "kubectl"
+    path.write_bytes(b"\x7fELF garbage")
+    path.chmod(0o755)
+    with pytest.raises(ConfigurationError, match="cannot be run"):
+        runner(kubectl=str(path)).run(["version"])
+
+
+# -- logging and streaming ---------------------------------------------------------------------
+
+
+def test_verbose_logs_the_command_shell_quoted(
+    fp: FakeProcess, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="kubectl_adapter")
+    argv = ["get", "pods", "-l", "app.example/container in (web-1)", "-o", "json"]
+    fp.register([*K, *argv], stdout="{}", stderr="Warning: token: s3cr3t-value-1\n")
+    runner(verbose=True).run(argv)
+    messages = [r.getMessage() for r in caplog.records if r.name == "kubectl_adapter"]
+    assert messages[0] == (
+        "+ kubectl -n testns --request-timeout 10s get pods -l 'app.example/container in (web-1)' "
+        "-o json"
+    )
+    assert messages[1] == "kubectl stderr: Warning: token: [REDACTED]"
+
+
+def test_quiet_logs_nothing(fp: FakeProcess, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="kubectl_adapter")
+    fp.register([*K, "version"], stdout="{}", stderr="Warning: x\n")
+    runner().run(["version"])
+    assert not [r for r in caplog.records if r.name == "kubectl_adapter"]
+
+
+def test_streaming_echoes_stdout_lines_to_progress(fp: FakeProcess) -> None:
+    lines = [
+        'Waiting for deployment "web-1" rollout to finish: 0 of 1 updated replicas are available',
+        'deployment "web-1" successfully rolled out',
+    ]
+    argv = ["rollout", "status", "deployment/web-1", "--timeout=10s"]
+    fp.register([KUBECTL, "-n", "testns", *argv], stdout=lines, stderr="Warning: not echoed\n")
+    progress = io.StringIO()
+    r = KubectlRunner(ClusterConfig(namespace="testns"), progress=progress)
+    result = r.run(argv, stream=True, request_timeout=False)
+    assert progress.getvalue() == "".join(f"kubectl: {line}\n" for line in lines)
+    assert result.stdout == "".join(f"{line}\n" for line in lines)
+    assert result.stderr == "Warning: not echoed\n"
+
+
+def test_streaming_echo_is_redacted(fp: FakeProcess) -> None:
+    fp.register([*K, "x"], stdout=["token: s3cr3t-value-1"])
+    progress = io.StringIO()
+    KubectlRunner(ClusterConfig(namespace="testns"), progress=progress).run(["x"], stream=True)
+    assert progress.getvalue() == "kubectl: token: [REDACTED]\n"
+
+
+def test_streaming_failure_is_classified(fp: FakeProcess) -> None:
+    argv = ["rollout", "status", "deployment/web-1", "--timeout=5s"]
+    fp.register(
+        [KUBECTL, "-n", "testns", *argv],
+        stdout=['Waiting for deployment "web-1" rollout to finish: 0 of 1 updated replicas'],
+        stderr=stderr_of("rollout-deadline-during"),
+        returncode=1,
+    )
+    progress = io.StringIO()
+    r = KubectlRunner(ClusterConfig(namespace="testns"), progress=progress)
+    with pytest.raises(RolloutFailed):
+        r.run(argv, stream=True, request_timeout=False)
+    assert progress.getvalue().startswith("kubectl: Waiting for deployment")
+
+
+def test_progress_defaults_to_stderr() -> None:
+    import sys
+
+    assert KubectlRunner(ClusterConfig()).progress is sys.stderr
