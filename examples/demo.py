@@ -46,8 +46,19 @@ def main() -> int:
             kubeconfig, context, namespace = str(cluster.kubeconfig), cluster.context, "default"
             where = f"the built-in fake API server at {cluster.server_url}"
         print(f"== kubectl-adapter lifecycle demo against {where}, namespace {namespace}\n")
-        base = [sys.executable, "-m", "kubectl_adapter", "-n", namespace, "--node-id", "7",
-                "--timeout", args.timeout, "--cache-dir", str(work / "kubectl-cache")]
+        base = [
+            sys.executable,
+            "-m",
+            "kubectl_adapter",
+            "-n",
+            namespace,
+            "--node-id",
+            "7",
+            "--timeout",
+            args.timeout,
+            "--cache-dir",
+            str(work / "kubectl-cache"),
+        ]
         if kubeconfig:
             base += ["--kubeconfig", kubeconfig]
         if context:
@@ -80,8 +91,10 @@ def main() -> int:
                 check=False,
             )
             elapsed = time.monotonic() - started
-            print(f"-- {number}. {title}: kubectl-adapter {' '.join(command)}  "
-                  f"(exit {result.returncode}, {elapsed:.1f}s)")
+            print(
+                f"-- {number}. {title}: kubectl-adapter {' '.join(command)}  "
+                f"(exit {result.returncode}, {elapsed:.1f}s)"
+            )
             print(_summary(result.stdout))
             if result.returncode != 0:
                 sys.stderr.write(result.stderr)
@@ -99,9 +112,23 @@ def _summary(stdout: str) -> str:
         return stdout
     if "items" in doc:
         return "   " + "; ".join(f"{i['providerId']} {i['status']}" for i in doc["items"])
-    keys = ("providerId", "status", "message", "podIp", "macAddress", "replicas", "image",
-            "cpus", "memoryMb", "deleted", "alreadyMissing", "ok", "serverVersion",
-            "missingPermissions", "ephemeral")
+    keys = (
+        "providerId",
+        "status",
+        "message",
+        "podIp",
+        "macAddress",
+        "replicas",
+        "image",
+        "cpus",
+        "memoryMb",
+        "deleted",
+        "alreadyMissing",
+        "ok",
+        "serverVersion",
+        "missingPermissions",
+        "ephemeral",
+    )
     return "   " + json.dumps({k: doc[k] for k in keys if k in doc})
 
 

@@ -14,8 +14,9 @@ CONTAINER_ID_LABEL = f"{LABEL_PREFIX}.container-id"
 FIELD_MANAGER = "opensource-server-manager"
 CONTAINER_NAME = "main"
 
-_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_LABEL_VALUE = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+# Used with ``fullmatch``: ``$`` in ``re.match`` would also accept a trailing newline.
+_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_LABEL_VALUE = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
 
 DNS1123_RULE = (
     "must be a DNS-1123 label: at most 63 characters, lowercase letters, digits and '-', "
@@ -28,11 +29,12 @@ LABEL_VALUE_RULE = (
 
 
 def is_dns1123_label(value: str) -> bool:
-    return len(value) <= 63 and bool(_DNS1123_LABEL.match(value))
+    return isinstance(value, str) and len(value) <= 63 and bool(_DNS1123_LABEL.fullmatch(value))
 
 
 def is_label_value(value: str) -> bool:
-    return 0 < len(value) <= 63 and bool(_LABEL_VALUE.match(value))
+    """A non-empty label value (Kubernetes also allows empty ones; an identity never is)."""
+    return isinstance(value, str) and 0 < len(value) <= 63 and bool(_LABEL_VALUE.fullmatch(value))
 
 
 class ProviderId(NamedTuple):
@@ -47,7 +49,7 @@ class ProviderId(NamedTuple):
 
 def parse_provider_id(value: str) -> ProviderId:
     """Split and validate a provider ID; raise before any kubectl call if it is malformed."""
-    parts = value.split("/")
+    parts = value.split("/") if isinstance(value, str) else []
     if len(parts) != 2:
         raise InvalidProviderId(
             f"provider ID {value!r} must be exactly 'namespace/name'",
@@ -79,8 +81,9 @@ def selector_string(labels: dict[str, str]) -> str:
 
 def deployment_selector(deployment: dict[str, Any]) -> str:
     """The Deployment's own ``matchLabels`` as a ``-l`` selector (how its pods are found)."""
-    match_labels = deployment.get("spec", {}).get("selector", {}).get("matchLabels") or {}
+    spec = deployment.get("spec") or {}
+    match_labels = (spec.get("selector") or {}).get("matchLabels") or {}
     if not match_labels:
-        labels = deployment.get("metadata", {}).get("labels") or {}
+        labels = (deployment.get("metadata") or {}).get("labels") or {}
         match_labels = identity_labels(str(labels.get(CONTAINER_ID_LABEL, "")))
     return selector_string({str(k): str(v) for k, v in match_labels.items()})

@@ -1,13 +1,20 @@
-"""Manager's CPU and memory numbers to Kubernetes quantities."""
+"""Manager's CPU and memory numbers to Kubernetes quantities, and back."""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
+from fractions import Fraction
+
+MEBIBYTE = 1024**2
 
 
 def cpus_to_millicores(cpus: Decimal) -> str:
-    """``1`` -> ``1000m``, ``0.5`` -> ``500m``; callers have checked at most 3 decimals."""
-    return f"{int(cpus * 1000)}m"
+    """``1`` -> ``1000m``, ``0.5`` -> ``500m``; callers have checked at most 3 decimals.
+
+    Exact (``Fraction``): ``Decimal`` arithmetic rounds to 28 digits.
+    """
+    return f"{int(Fraction(cpus) * 1000)}m"
 
 
 def memory_mb_to_quantity(memory_mb: int) -> str:
@@ -15,36 +22,60 @@ def memory_mb_to_quantity(memory_mb: int) -> str:
     return f"{memory_mb}Mi"
 
 
-def parse_cpu_quantity(value: str) -> Decimal | None:
-    """Kubernetes CPU quantity (``500m``, ``1``, ``1.5``) back to cores, or None."""
-    try:
-        if value.endswith("m"):
-            return Decimal(value[:-1]) / 1000
-        return Decimal(value)
-    except (ArithmeticError, ValueError):
-        return None
-
-
-_MEMORY_FACTORS = {
-    "Ki": 1024,
-    "Mi": 1024**2,
-    "Gi": 1024**3,
-    "Ti": 1024**4,
-    "k": 1000,
-    "M": 1000**2,
-    "G": 1000**3,
-    "T": 1000**4,
+# The quantity grammar of k8s.io/apimachinery (resource.Quantity): a signed decimal number,
+# then a binary-SI suffix, a decimal-SI suffix, or a decimal exponent. The API server stores
+# the canonical form, so what comes back is not what was sent (1024Mi -> 1Gi, 1000m -> 1).
+_QUANTITY = re.compile(
+    r"(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
+    r"(?:(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE](?P<exponent>[+-]?[0-9]+))?"
+)
+_FACTORS: dict[str, Fraction] = {
+    "Ki": Fraction(1024),
+    "Mi": Fraction(1024**2),
+    "Gi": Fraction(1024**3),
+    "Ti": Fraction(1024**4),
+    "Pi": Fraction(1024**5),
+    "Ei": Fraction(1024**6),
+    "n": Fraction(1, 10**9),
+    "u": Fraction(1, 10**6),
+    "m": Fraction(1, 10**3),
+    "k": Fraction(10**3),
+    "M": Fraction(10**6),
+    "G": Fraction(10**9),
+    "T": Fraction(10**12),
+    "P": Fraction(10**15),
+    "E": Fraction(10**18),
 }
+_MAX_EXPONENT = 100  # far beyond any real quantity; keeps 10**exponent cheap
+
+
+def _parse_quantity(value: str) -> Fraction | None:
+    match = _QUANTITY.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        return None
+    number = Fraction(Decimal(match["number"]))
+    if match["suffix"]:
+        return number * _FACTORS[match["suffix"]]
+    if match["exponent"]:
+        exponent = int(match["exponent"])
+        if abs(exponent) > _MAX_EXPONENT:
+            return None
+        return number * Fraction(10) ** exponent
+    return number
+
+
+def parse_cpu_quantity(value: str) -> Decimal | None:
+    """Kubernetes CPU quantity (``500m``, ``1``, ``1.5``, ``2k``) back to cores, or None."""
+    amount = _parse_quantity(value)
+    if amount is None:
+        return None
+    # CPU is meaningful to the millicore (Kubernetes rounds finer requests up to 1m).
+    return Decimal(amount.numerator) / Decimal(amount.denominator)
 
 
 def parse_memory_mb(value: str) -> int | None:
-    """Kubernetes memory quantity back to whole MiB (rounded down), or None."""
-    number, factor = value, 1
-    for suffix, suffix_factor in _MEMORY_FACTORS.items():
-        if value.endswith(suffix):
-            number, factor = value[: -len(suffix)], suffix_factor
-            break
-    try:
-        return int(Decimal(number) * factor // 1024**2)
-    except (ArithmeticError, ValueError):
+    """Kubernetes memory quantity (``512Mi``, ``1Gi``, ``1G``) back to whole MiB, rounded down."""
+    amount = _parse_quantity(value)
+    if amount is None:
         return None
+    return int(amount // MEBIBYTE)

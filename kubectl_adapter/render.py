@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import re
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .naming import CONTAINER_NAME, identity_labels, workload_labels
+from .errors import InvalidInput
+from .naming import CONTAINER_NAME, DNS1123_RULE, identity_labels, is_dns1123_label, workload_labels
 from .quantities import cpus_to_millicores, memory_mb_to_quantity
 
 if TYPE_CHECKING:
@@ -16,21 +19,48 @@ if TYPE_CHECKING:
 TEMPLATE_NAME = "deployment.yaml.j2"
 
 
+# An escaped backslash (kept as is), or the UTF-16 surrogate pair JSON writes for one character
+# outside the Basic Multilingual Plane.
+_ESCAPE = re.compile(r"(\\\\)|\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})")
+
+
+def _pair_to_yaml(match: re.Match[str]) -> str:
+    if match[1]:
+        return match[1]
+    high, low = int(match[2], 16), int(match[3], 16)
+    return f"\\U{0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00):08X}"
+
+
+def yaml_tojson(value: Any) -> str:
+    """The template's ``tojson``: a JSON value that YAML reads back unchanged.
+
+    ASCII-only JSON is a valid YAML flow scalar, with one exception: YAML decodes each
+    ``\\uXXXX`` on its own, so the surrogate pair JSON writes for an emoji becomes two lone
+    surrogates in PyYAML and is refused by go-yaml (kubectl). Those pairs are written as YAML's
+    ``\\UXXXXXXXX`` instead. No HTML escaping: this is not HTML.
+    """
+    return _ESCAPE.sub(_pair_to_yaml, json.dumps(value, ensure_ascii=True, sort_keys=True))
+
+
 @cache
 def _environment() -> jinja2.Environment:
     # Imported here: jinja2 costs start-up time that most commands never need.
     import jinja2
 
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.PackageLoader("kubectl_adapter.templates", "."),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,
     )
+    environment.filters["tojson"] = yaml_tojson
+    return environment
 
 
 def render_manifest(spec: ContainerSpec, namespace: str) -> str:
     """Render the Deployment for ``spec`` in ``namespace`` (always explicit: see docs)."""
+    if not is_dns1123_label(namespace):
+        raise InvalidInput(f"namespace {namespace!r} {DNS1123_RULE}", {"namespace": namespace})
     template = _environment().get_template(TEMPLATE_NAME)
     return (
         template.render(

@@ -1,0 +1,225 @@
+"""Provider IDs, label values, DNS labels and selectors."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from kubectl_adapter.errors import InvalidInput, InvalidProviderId
+from kubectl_adapter.naming import (
+    CONTAINER_ID_LABEL,
+    LABEL_PREFIX,
+    MANAGED_LABEL,
+    NODE_ID_LABEL,
+    ProviderId,
+    deployment_selector,
+    identity_labels,
+    is_dns1123_label,
+    is_label_value,
+    parse_provider_id,
+    selector_string,
+    workload_labels,
+)
+
+# The rules, restated independently (Kubernetes' own regular expressions, with \Z).
+DNS1123 = re.compile(r"\A[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
+LABEL_VALUE = re.compile(r"\A(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?\Z")
+
+SELECTOR_42 = f"{CONTAINER_ID_LABEL}=42,{MANAGED_LABEL}=true"
+
+
+def test_label_names() -> None:
+    assert LABEL_PREFIX == "org.mieweb.opensource-server"
+    assert MANAGED_LABEL == "org.mieweb.opensource-server.managed"
+    assert NODE_ID_LABEL == "org.mieweb.opensource-server.node-id"
+    assert CONTAINER_ID_LABEL == "org.mieweb.opensource-server.container-id"
+
+
+# ------------------------------------------------------------------------------- provider IDs
+@pytest.mark.parametrize(
+    ("value", "namespace", "name"),
+    [
+        ("ns/web-1", "ns", "web-1"),
+        ("default/a", "default", "a"),
+        ("0/1", "0", "1"),
+        ("a" * 63 + "/" + "b" * 63, "a" * 63, "b" * 63),
+    ],
+)
+def test_provider_id_accepted(value: str, namespace: str, name: str) -> None:
+    pid = parse_provider_id(value)
+    assert pid == ProviderId(namespace, name)
+    assert (pid.namespace, pid.name) == (namespace, name)
+    assert str(pid) == value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "",
+        "x",
+        "/",
+        "/x",
+        "x/",
+        "a/b/c",
+        "ns//web",
+        "NS/Name",
+        "ns/Web",
+        "Ns/web",
+        "ns /web",
+        "ns/ web",
+        "ns/web 1",
+        " ns/web",
+        "..",
+        "ns/..",
+        "../web",
+        "ns/.",
+        "ns/web.1",
+        "ns/web_1",
+        "ns/-web",
+        "ns/web-",
+        "ns/web-1\n",
+        "ns\n/web-1",
+        "ns/" + "a" * 64,
+        "a" * 64 + "/web",
+        "ns/wéb",
+        "ns\\web",
+    ],
+)
+def test_provider_id_rejected(value: str) -> None:
+    with pytest.raises(InvalidProviderId) as info:
+        parse_provider_id(value)
+    error = info.value
+    assert isinstance(error, InvalidInput)
+    assert error.exit_code == 2
+    assert error.type == "InvalidProviderId"
+    assert repr(value) in error.message
+    assert error.details["providerId"] == value
+
+
+def test_provider_id_names_the_bad_part_and_the_rule() -> None:
+    with pytest.raises(InvalidProviderId, match="name 'Web' must be a DNS-1123 label") as info:
+        parse_provider_id("ns/Web")
+    assert info.value.details["field"] == "name"
+    with pytest.raises(InvalidProviderId, match="namespace 'NS' must be a DNS-1123 label"):
+        parse_provider_id("NS/web")
+    with pytest.raises(InvalidProviderId, match="must be exactly 'namespace/name'"):
+        parse_provider_id("a/b/c")
+
+
+@given(st.text(max_size=140))
+@example("ns/web-1\n")
+def test_provider_id_matches_the_rule(value: str) -> None:
+    parts = value.split("/")
+    valid = len(parts) == 2 and all(len(p) <= 63 and DNS1123.match(p) for p in parts)
+    if valid:
+        assert str(parse_provider_id(value)) == value
+    else:
+        with pytest.raises(InvalidProviderId):
+            parse_provider_id(value)
+
+
+# ------------------------------------------------------------------------------- predicates
+@given(st.one_of(st.text(max_size=70), st.from_regex(DNS1123), st.from_regex(LABEL_VALUE)))
+@example("a" * 63)
+@example("a" * 64)
+@example("web-1\n")
+@example("")
+def test_dns1123_label(value: str) -> None:
+    assert is_dns1123_label(value) == (len(value) <= 63 and bool(DNS1123.match(value)))
+
+
+@given(st.one_of(st.text(max_size=70), st.from_regex(LABEL_VALUE), st.from_regex(DNS1123)))
+@example("x" * 63)
+@example("x" * 64)
+@example("42\n")
+@example("")
+@example("a.b_c-D")
+def test_label_value(value: str) -> None:
+    expected = 0 < len(value) <= 63 and bool(LABEL_VALUE.match(value))
+    assert is_label_value(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "dns", "label"),
+    [
+        ("web-1", True, True),
+        ("Web-1", False, True),
+        ("web_1", False, True),
+        ("web.1", False, True),
+        ("1", True, True),
+        ("-a", False, False),
+        ("a-", False, False),
+        ("_a", False, False),
+        ("a_", False, False),
+        ("", False, False),
+        ("a\n", False, False),
+        ("a b", False, False),
+        ("é", False, False),
+    ],
+)
+def test_predicates_table(value: str, dns: bool, label: bool) -> None:
+    assert is_dns1123_label(value) is dns
+    assert is_label_value(value) is label
+
+
+def test_every_dns_label_is_a_label_value() -> None:
+    """A hostname could always be used as an ID label too (sanity of the two rules)."""
+    for value in ("a", "0", "web-1", "a" * 63):
+        assert is_dns1123_label(value) and is_label_value(value)
+
+
+# ------------------------------------------------------------------------ labels and selectors
+def test_identity_and_workload_labels() -> None:
+    assert identity_labels("42") == {MANAGED_LABEL: "true", CONTAINER_ID_LABEL: "42"}
+    assert workload_labels("42", "7") == {
+        MANAGED_LABEL: "true",
+        NODE_ID_LABEL: "7",
+        CONTAINER_ID_LABEL: "42",
+    }
+    # The selector is a subset of the labels, without the node (a node may be re-assigned).
+    assert identity_labels("42").items() <= workload_labels("42", "7").items()
+
+
+def test_selector_string_is_sorted() -> None:
+    assert selector_string({"b": "2", "a": "1"}) == "a=1,b=2"
+    assert selector_string(identity_labels("42")) == SELECTOR_42
+    assert selector_string({}) == ""
+
+
+@pytest.mark.parametrize(
+    ("deployment", "selector"),
+    [
+        ({"spec": {"selector": {"matchLabels": identity_labels("42")}}}, SELECTOR_42),
+        # matchLabels wins over metadata labels: it is what the Deployment really selects.
+        (
+            {
+                "metadata": {"labels": workload_labels("99", "7")},
+                "spec": {"selector": {"matchLabels": {"app": "x", "tier": "web"}}},
+            },
+            "app=x,tier=web",
+        ),
+        ({"spec": {"selector": {"matchLabels": {"n": 1}}}}, "n=1"),
+        # No matchLabels: fall back to the identity labels carried on the Deployment.
+        ({"metadata": {"labels": workload_labels("42", "7")}}, SELECTOR_42),
+        ({"metadata": {"labels": workload_labels("42", "7")}, "spec": None}, SELECTOR_42),
+        (
+            {"metadata": {"labels": workload_labels("42", "7")}, "spec": {"selector": None}},
+            SELECTOR_42,
+        ),
+        (
+            {
+                "metadata": {"labels": workload_labels("42", "7")},
+                "spec": {"selector": {"matchLabels": {}}},
+            },
+            SELECTOR_42,
+        ),
+        ({}, f"{CONTAINER_ID_LABEL}=,{MANAGED_LABEL}=true"),
+        ({"metadata": None, "spec": None}, f"{CONTAINER_ID_LABEL}=,{MANAGED_LABEL}=true"),
+    ],
+)
+def test_deployment_selector(deployment: dict[str, Any], selector: str) -> None:
+    assert deployment_selector(deployment) == selector

@@ -1,0 +1,338 @@
+"""The rendered Deployment: golden file, exact shape and values for any input, strict schema.
+
+``UPDATE_GOLDEN=1 pytest tests/test_render.py`` rewrites ``tests/golden/nginx.yaml``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from kubectl_adapter import cli
+from kubectl_adapter.errors import InvalidInput
+from kubectl_adapter.naming import is_dns1123_label, is_label_value
+from kubectl_adapter.render import render_manifest, yaml_tojson
+from kubectl_adapter.spec import ContainerSpec, load_spec, parse_spec
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "nginx.json"
+GOLDEN = Path(__file__).resolve().parent / "golden" / "nginx.yaml"
+KUBERNETES_VERSION = "1.32"
+
+MANAGED = "org.mieweb.opensource-server.managed"
+NODE = "org.mieweb.opensource-server.node-id"
+CONTAINER = "org.mieweb.opensource-server.container-id"
+
+
+# ------------------------------------------------------------------------------------- golden
+def test_golden_manifest() -> None:
+    rendered = render_manifest(load_spec(str(EXAMPLE)), "default")
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        GOLDEN.parent.mkdir(exist_ok=True)
+        GOLDEN.write_text(rendered, encoding="utf-8", newline="\n")
+    expected = GOLDEN.read_text(encoding="utf-8") if GOLDEN.exists() else ""
+    if rendered != expected:
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(keepends=True),
+                rendered.splitlines(keepends=True),
+                fromfile=str(GOLDEN.relative_to(ROOT)),
+                tofile="rendered",
+            )
+        )
+        pytest.fail(
+            f"rendered manifest differs from the golden file (UPDATE_GOLDEN=1 to accept):\n{diff}"
+        )
+
+
+def test_golden_is_valid_for_kubernetes() -> None:
+    document = yaml.safe_load(GOLDEN.read_text(encoding="utf-8"))
+    kubernetes_validate.validate(document, desired_version=KUBERNETES_VERSION, strict=True)
+    assert "replicas" not in document["spec"]
+
+
+def test_cli_render_prints_the_golden_manifest(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["render", "--spec", str(EXAMPLE), "-n", "default"]) == 0
+    assert capsys.readouterr().out == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_template_keeps_the_replicas_comment() -> None:
+    template = (ROOT / "templates" / "deployment.yaml.j2").read_text(encoding="utf-8")
+    assert "spec.replicas is deliberately NOT rendered" in template
+    # Every interpolation is piped through tojson: no raw value can reach the YAML.
+    for expression in re.findall(r"\{\{(.*?)\}\}", template.split("-#}", 1)[1]):
+        assert expression.strip().endswith("| tojson"), expression
+
+
+# ----------------------------------------------------------------------------------- strategies
+def _text(min_size: int = 0, max_size: int | None = None) -> st.SearchStrategy[str]:
+    # The spec refuses NUL and lone surrogates (category Cs); everything else is fair game.
+    characters = st.characters(exclude_categories=["Cs"], exclude_characters="\x00")
+    return st.text(characters, min_size=min_size, max_size=max_size)
+
+
+TRICKY = [
+    "",
+    "a\nb: c",
+    '"',
+    "'",
+    "\\",
+    "\\u0041",
+    "\\ud83d\\ude00",
+    "{{ x }}",
+    "{% raw %}",
+    "{# c #}",
+    "on",
+    "off",
+    "yes",
+    "no",
+    "y",
+    "null",
+    "Null",
+    "~",
+    "0777",
+    "0x1F",
+    "1e3",
+    ".inf",
+    "- x",
+    "#",
+    "a # b",
+    "&a",
+    "*a",
+    "!!python/object:os.system",
+    "!!binary aGk=",
+    "? x",
+    ": x",
+    "---",
+    "...",
+    "|",
+    ">",
+    "%YAML 1.2",
+    "@x",
+    "`x`",
+    "[1, 2]",
+    "{a: 1}",
+    " leading and trailing ",
+    "\t\r\n",
+    "\x1b[31m",
+    "\x7f\x85\u2028\u2029\ufeff\ufffe\uffff",
+    "é ñ 中文 Ω",
+    "😀 \U0010ffff \U00010000",
+    "<script>&amp;</script>",
+]
+
+env_keys = st.text(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=1
+).flatmap(
+    lambda first: st.text(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_", max_size=20
+    ).map(lambda rest: first + rest)
+)
+long_text = st.tuples(_text(min_size=1, max_size=4), st.integers(500, 5000)).map(
+    lambda pair: pair[0] * pair[1]
+)
+env_texts = st.one_of(st.sampled_from(TRICKY), _text(), long_text)
+env_values = st.one_of(
+    env_texts,
+    st.booleans(),
+    st.integers(-(2**53) + 1, 2**53 - 1),
+)
+entrypoint_lists = st.lists(env_texts, max_size=6)
+entrypoints = st.one_of(
+    st.none(),
+    entrypoint_lists,
+    entrypoint_lists.map(shlex.join),  # a shell string, split back by the spec
+)
+image_chars = st.characters(exclude_categories=["Cc", "Cs", "Zs", "Zl", "Zp"])
+images = st.one_of(
+    st.sampled_from(["nginx", "nginx:latest", "ghcr.io/a/b@sha256:" + "0" * 64, "a{{b}}:on"]),
+    st.text(image_chars, min_size=1, max_size=200).filter(
+        lambda s: not any(c.isspace() for c in s)
+    ),
+)
+label_values = st.one_of(
+    st.from_regex(r"\A[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?\Z"),
+    st.integers(0, 10**20),
+    st.sampled_from(["0", "true", "null", "on", "0777", "1e3", "1.5", "x" * 63]),
+)
+dns_labels = st.one_of(
+    st.from_regex(r"\A[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\Z"),
+    st.sampled_from(["on", "off", "yes", "null", "true", "0777", "1e3", "a" * 63]),
+)
+millicores = st.integers(1, 10**9)
+memory = st.integers(1, (2**63 - 1) // 2**20)
+
+
+def cpus_value(m: int) -> int | float:
+    """A JSON number with at most three decimals, as Manager would send it."""
+    return m // 1000 if m % 1000 == 0 else m / 1000
+
+
+@st.composite
+def specs(draw: st.DrawFn) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "containerId": draw(label_values),
+        "nodeId": draw(label_values),
+        "hostname": draw(dns_labels),
+        "image": draw(images),
+        "cpus": cpus_value(draw(millicores)),
+        "memoryMb": draw(memory),
+    }
+    env = draw(st.none() | st.dictionaries(env_keys, env_values, max_size=8))
+    if env is not None or draw(st.booleans()):
+        data["env"] = env
+    entrypoint = draw(entrypoints)
+    if entrypoint is not None or draw(st.booleans()):
+        data["entrypoint"] = entrypoint
+    return data
+
+
+# ----------------------------------------------------------------------------------- expectation
+def env_string(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def expected_document(data: dict[str, Any], namespace: str) -> dict[str, Any]:
+    """The Deployment, built directly from the contract (not from the code under test)."""
+    container_id, node_id = str(data["containerId"]), str(data["nodeId"])
+    labels = {MANAGED: "true", NODE: node_id, CONTAINER: container_id}
+    entrypoint = data.get("entrypoint")
+    command = shlex.split(entrypoint) if isinstance(entrypoint, str) else entrypoint
+    env = data.get("env") or {}
+    m = round(data["cpus"] * 1000)
+    resources = {"cpu": f"{m}m", "memory": f"{data['memoryMb']}Mi"}
+    container: dict[str, Any] = {"name": "main", "image": data["image"]}
+    if command:
+        container["command"] = list(command)
+    if env:
+        container["env"] = [{"name": k, "value": env_string(env[k])} for k in sorted(env)]
+    container["resources"] = {"requests": dict(resources), "limits": dict(resources)}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": data["hostname"], "namespace": namespace, "labels": labels},
+        "spec": {
+            "selector": {"matchLabels": {MANAGED: "true", CONTAINER: container_id}},
+            "template": {
+                "metadata": {"labels": dict(labels)},
+                "spec": {"hostname": data["hostname"], "containers": [container]},
+            },
+        },
+    }
+
+
+def assert_same(actual: Any, expected: Any) -> None:
+    """Equal, and equal in key order too (env order is part of the contract)."""
+    assert actual == expected
+    assert json.dumps(actual) == json.dumps(expected)
+
+
+BASE = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+
+
+@given(data=specs(), namespace=dns_labels)
+@example(data={**BASE, "env": {t: "x" for t in ["B", "A", "_", "a"]}}, namespace="default")
+@example(data={**BASE, "env": {f"K{i}": t for i, t in enumerate(TRICKY)}}, namespace="on")
+@example(data={**BASE, "entrypoint": TRICKY}, namespace="null")
+@example(data={**BASE, "entrypoint": shlex.join(TRICKY), "image": "a{{b}}:on"}, namespace="y")
+@example(data={**BASE, "hostname": "0777", "containerId": "1e3", "nodeId": 7}, namespace="yes")
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_render_yields_exactly_the_intended_document(data: dict[str, Any], namespace: str) -> None:
+    manifest = render_manifest(parse_spec(data), namespace)
+    assert manifest.isascii(), "the manifest is pure ASCII, whatever the input"
+    assert manifest.endswith("\n") and not manifest.endswith("\n\n")
+    document = yaml.safe_load(manifest)
+    assert_same(document, expected_document(data, namespace))
+    assert "replicas" not in document["spec"]
+
+
+@given(data=specs(), namespace=dns_labels)
+@example(data={**BASE, "env": {f"K{i}": t for i, t in enumerate(TRICKY)}}, namespace="default")
+@example(data={**BASE, "entrypoint": TRICKY}, namespace="default")
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_render_passes_strict_kubernetes_validation(data: dict[str, Any], namespace: str) -> None:
+    document = yaml.safe_load(render_manifest(parse_spec(data), namespace))
+    kubernetes_validate.validate(document, desired_version=KUBERNETES_VERSION, strict=True)
+
+
+def test_strict_validation_would_catch_a_shape_error() -> None:
+    """The validator is not vacuous: an unknown field fails it."""
+    document = yaml.safe_load(render_manifest(load_spec(str(EXAMPLE)), "default"))
+    document["spec"]["template"]["spec"]["containers"][0]["entrypoint"] = ["x"]
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(document, desired_version=KUBERNETES_VERSION, strict=True)
+
+
+# ------------------------------------------------------------------ tojson: the one escape rule
+@given(value=st.one_of(_text(), st.lists(_text(), max_size=4)))
+@example(value="\\ud83d\\ude00")
+@example(value="\\\\ud83d\\ude00")
+@example(value="😀\\😀\\\\😀")
+def test_tojson_reads_back_as_yaml(value: str | list[str]) -> None:
+    encoded = yaml_tojson(value)
+    assert encoded.isascii()
+    assert yaml.safe_load(f"key: {encoded}\n") == {"key": value}
+
+
+def test_tojson_is_json_below_the_astral_planes() -> None:
+    value = "a\"b\\c\n\té<>&'"
+    assert json.loads(yaml_tojson(value)) == value
+    assert yaml_tojson("😀") == '"\\U0001F600"'
+
+
+# ------------------------------------------------------ invalid input never reaches the template
+@given(hostname=st.text(max_size=70).filter(lambda s: not is_dns1123_label(s)))
+@example(hostname="web-1\n")
+@example(hostname="Web-1")
+@example(hostname="a" * 64)
+def test_invalid_hostnames_are_rejected_before_rendering(hostname: str) -> None:
+    with pytest.raises(InvalidInput, match="hostname: must be a DNS-1123 label"):
+        parse_spec({**BASE, "hostname": hostname})
+
+
+@given(
+    field=st.sampled_from(["containerId", "nodeId"]),
+    value=st.text(max_size=70).filter(lambda s: not is_label_value(s)),
+)
+@example(field="containerId", value="42\n")
+@example(field="nodeId", value="")
+def test_invalid_ids_are_rejected_before_rendering(field: str, value: str) -> None:
+    with pytest.raises(InvalidInput, match=f"{field}: must be a Kubernetes label value"):
+        parse_spec({**BASE, field: value})
+
+
+@given(namespace=st.text(max_size=70).filter(lambda s: not is_dns1123_label(s)))
+@example(namespace="default\n")
+def test_invalid_namespace_is_refused_by_render(namespace: str) -> None:
+    spec = load_spec(str(EXAMPLE))
+    with pytest.raises(InvalidInput, match="must be a DNS-1123 label"):
+        render_manifest(spec, namespace)
+
+
+def test_cli_render_never_renders_an_invalid_spec(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def must_not_render(spec: ContainerSpec, namespace: str) -> str:
+        raise AssertionError("an invalid spec reached render_manifest")
+
+    monkeypatch.setattr("kubectl_adapter.provider.render_manifest", must_not_render)
+    path = tmp_path / "spec.json"
+    for bad in ({"hostname": "Web_1"}, {"containerId": "a b"}, {"nodeId": True}):
+        path.write_text(json.dumps({**BASE, **bad}), encoding="utf-8")
+        assert cli.main(["render", "--spec", str(path), "-n", "default"]) == 2
+        error = json.loads(capsys.readouterr().out)["error"]
+        assert error["type"] == "InvalidInput"
+        assert next(iter(bad)) in error["message"]
