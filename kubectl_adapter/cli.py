@@ -185,16 +185,20 @@ def run_command(args: argparse.Namespace) -> Any:
     """Dispatch one parsed command; returns what is printed (str for render, else JSON)."""
     command = args.command
     if command == "capabilities":
-        from .models import Capabilities
+        from .capabilities import CAPABILITIES
 
-        return Capabilities()
+        return dict(CAPABILITIES)
     if command in ("render", "create", "reconfigure"):
         from .spec import load_spec
 
         spec = load_spec(args.spec)
-    provider = _provider(args)
     if command == "render":
-        return provider.render(spec)
+        # No provider (and so no pydantic): render is the start-up-critical command.
+        from .render import render_manifest
+        from .runner import KubectlRunner
+
+        return render_manifest(spec, KubectlRunner(_config(args)).context_namespace())
+    provider = _provider(args)
     if command == "create":
         return provider.create(spec)
     if command == "reconfigure":

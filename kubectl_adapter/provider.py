@@ -66,13 +66,7 @@ class KubernetesProvider:
     def namespace(self) -> str:
         """``-n``, else the context's namespace, else ``default`` (as kubectl decides)."""
         if self._namespace is None:
-            if self.config.dry_run:
-                self._namespace = "default"
-            else:
-                out = self.runner.run(
-                    ["config", "view", "--minify", "-o", "jsonpath={..namespace}"]
-                ).stdout.strip()
-                self._namespace = out.split()[0] if out else "default"
+            self._namespace = self.runner.context_namespace()
         return self._namespace
 
     def _get_deployment(self, pid: ProviderId) -> dict[str, Any] | None:

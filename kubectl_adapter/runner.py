@@ -133,6 +133,19 @@ class KubectlRunner:
             log.info("kubectl stderr: %s", redact(stderr.strip()))
         return KubectlResult(argv, returncode, stdout, stderr)
 
+    def context_namespace(self) -> str:
+        """``-n``, else the context's namespace, else ``default``: the namespace kubectl would use.
+
+        Costs one local kubectl call (no API request) when ``-n`` was not given; a dry run
+        assumes ``default`` rather than run anything.
+        """
+        if self.config.namespace:
+            return self.config.namespace
+        if self.config.dry_run:
+            return "default"
+        out = self.run(["config", "view", "--minify", "-o", "jsonpath={..namespace}"]).stdout
+        return out.split()[0] if out.strip() else "default"
+
     def run_json(self, args: Sequence[str], **kwargs: Any) -> Any:
         """Run a kubectl command that prints JSON; empty output (``--ignore-not-found``) is None."""
         result = self.run(args, **kwargs)

@@ -226,3 +226,10 @@ def test_missing_kubectl_is_a_configuration_error(
 def test_errors_module_exports_every_error() -> None:
     exported = {getattr(errors, name) for name in errors.__all__}
     assert set(ALL_ERRORS) <= exported
+
+
+def test_capabilities_constant_matches_the_model() -> None:
+    from kubectl_adapter.capabilities import CAPABILITIES
+    from kubectl_adapter.models import Capabilities
+
+    assert Capabilities().to_json() == CAPABILITIES
