@@ -31,6 +31,7 @@ NAMESPACED_NEEDS: tuple[Need, ...] = (
         ("create", "status", "start", "stop", "delete", "reconfigure", "network", "rollout status"),
     ),
     Need("list", "apps", "deployments", "", ("list", "rollout status", "delete (wait)")),
+    # Without watch, kubectl relists with growing pauses (up to 30 s): waits still end, late.
     Need("watch", "apps", "deployments", "", ("rollout status", "delete (wait)")),
     # Server-side apply of an absent object is authorised as create as well as patch.
     Need("create", "apps", "deployments", "", ("create",)),
@@ -41,9 +42,10 @@ NAMESPACED_NEEDS: tuple[Need, ...] = (
     Need("list", "", "pods", "", ("status", "list", "network", "stop (wait)")),
     Need("get", "", "pods", "", ("stop (wait)",)),
     Need("watch", "", "pods", "", ("stop (wait)",)),
+    # Best effort: without it failures still fail, but their messages lose the events.
     Need("list", "", "events", "", ("failure diagnostics",)),
-    # kubectl itself GETs the namespace after a 404 to tell "no namespace" from "no object".
-    Need("get", "", "namespaces", "", ("check", "rollout status")),
+    # check reads it; kubectl's `get --ignore-not-found` also GETs it after a 404.
+    Need("get", "", "namespaces", "", ("check", "create")),
 )
 
 CLUSTER_NEEDS: tuple[Need, ...] = (Need("list", "", "nodes", "", ("nodes",)),)

@@ -23,12 +23,14 @@ class KubernetesProvider {
    * @param {string} [node.context] kubeconfig context
    * @param {string} node.namespace namespace holding the node's Deployments
    * @param {string|number} [node.id] Manager node ID (filters list, guards mutations)
-   * @param {string} [node.command] adapter executable (default `kubectl-adapter`)
+   * @param {string|string[]} [node.command] adapter executable (default `kubectl-adapter`),
+   *   or an argv prefix such as ['/usr/bin/python3', '-m', 'kubectl_adapter']
    * @param {string[]} [node.extraArgs] more global flags (e.g. ['--timeout', '120'])
    */
   constructor(node) {
     this.node = node;
-    this.command = node.command || 'kubectl-adapter';
+    const command = node.command || 'kubectl-adapter';
+    [this.command, ...this.commandArgs] = Array.isArray(command) ? command : [command];
   }
 
   globalArgs() {
@@ -44,13 +46,17 @@ class KubernetesProvider {
   /** Run one adapter command; resolve with its JSON, reject with an AdapterError. */
   run(args, stdin) {
     return new Promise((resolve, reject) => {
-      const child = spawn(this.command, [...this.globalArgs(), ...args], {
+      const child = spawn(this.command, [...this.commandArgs, ...this.globalArgs(), ...args], {
         stdio: ['pipe', 'pipe', 'pipe'],
       });
       let out = '';
       let err = '';
       child.stdout.on('data', (chunk) => { out += chunk; });
       child.stderr.on('data', (chunk) => { err += chunk; });
+      // An adapter (or wrapper) that exits before reading all of its stdin closes the pipe:
+      // writing the spec then fails with EPIPE, which unhandled would end Manager's process.
+      // The 'close' handler below reports the failure.
+      child.stdin.on('error', () => {});
       child.on('error', (e) => reject(new AdapterError('ConfigurationError', e.message, {}, 9)));
       child.on('close', (code) => {
         let doc;
@@ -60,9 +66,10 @@ class KubernetesProvider {
           reject(new AdapterError('InternalError', `adapter printed no JSON (exit ${code}): ${err.trim().slice(-500)}`, {}, code));
           return;
         }
-        if (code === 0 && !doc.error) resolve(doc);
+        const failed = doc !== null && typeof doc === 'object' && doc.error;
+        if (code === 0 && !failed) resolve(doc);
         else {
-          const e = doc.error || {};
+          const e = failed || {};
           reject(new AdapterError(e.type || 'InternalError', e.message || `exit ${code}`, e.details, code));
         }
       });

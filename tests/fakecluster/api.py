@@ -100,6 +100,19 @@ def parse_route(path: str) -> Route:
     return route
 
 
+def authz_namespace(route: Route) -> str:
+    """The namespace a request is authorized in, as the API server's RequestInfo decides it.
+
+    `/api/v1/namespaces/NAME[/SUBRESOURCE]` addresses the cluster-scoped Namespace NAME, yet
+    its request namespace is NAME: a Role in NAME granting `get namespaces` lets a user read
+    their own namespace (and a 403 says `in the namespace "NAME"`). The collection
+    `/api/v1/namespaces` is cluster-scoped.
+    """
+    if route.info is not None and route.info.resource == "namespaces":
+        return route.name
+    return route.namespace if (route.info is None or route.info.namespaced) else ""
+
+
 def verb_for(method: str, route: Route, query: dict[str, str]) -> str:
     if not route.is_resource:
         return method.lower()
@@ -183,7 +196,7 @@ class Api:
             req.verb,
             r.info.resource if r.info else r.unknown_resource,
             r.group,
-            r.namespace if (r.info is None or r.info.namespaced) else "",
+            authz_namespace(r),
             r.name if (r.info is None or r.info.resource != "namespaces" or r.name) else "",
             r.subresource,
         )
@@ -652,12 +665,25 @@ class Api:
                 raise ApiError(e.status()) from e
             self._finish_write(info, merged, live)
             self._validate(req, merged, live)
+            if live is None:
+                self._authorize_create_on_apply(req)
             if req.query.get("dryRun"):
                 return (200 if live else 201), merged, _warn(warnings)
             if live is None:
                 return 201, self.store.create(info.resource, merged, ownership=own), _warn(warnings)
             self.store.set_ownership(info.resource, r.namespace, r.name, own)
             return 200, self.store.replace(info.resource, merged), _warn(warnings)
+
+    def _authorize_create_on_apply(self, req: Request) -> None:
+        """An apply PATCH that creates the object is authorized as `create` too (the API
+        server's patch handler wraps createValidation in `withAuthorization` with the create
+        attributes). Its 403 carries the authorizer's reason, empty for an RBAC denial."""
+        r = req.route
+        assert r.info is not None
+        attrs = Attributes("create", r.info.resource, r.group, r.namespace, r.name)
+        if not self.authorizer.authorize(req.user, attrs).allowed:
+            t = self._target(req)
+            raise ApiError(status(403, f'{t.qualified} "{t.name}" is forbidden: ', t.details()))
 
     def _delete_options(self, req: Request) -> tuple[str | None, int | None]:
         opts: dict[str, Any] = {}

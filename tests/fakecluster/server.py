@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from .api import Api, Request, Route, parse_route, verb_for
+from .api import Api, Request, Route, authz_namespace, parse_route, verb_for
 from .faults import Faults, RequestLog, RequestRecord
 from .rbac import UserInfo
 from .status import ApiError, Target, forbidden, injected, status, unauthorized
@@ -156,7 +156,7 @@ class Handler(BaseHTTPRequestHandler):
             route.info.resource if route.info else route.unknown_resource,
             route.group,
             route.name,
-            route.namespace,
+            authz_namespace(route),
             route.subresource,
             verb,
             uname,
