@@ -1,0 +1,435 @@
+"""The seeds' 18-step lifecycle, end to end: the CLI as Manager runs it, the real kubectl, and
+a cluster (the fake API server by default, kind with ``KUBECTL_ADAPTER_E2E_*``).
+
+Every step checks two things: what the adapter printed, and what the server now holds (read
+with plain kubectl, so the same assertions hold on a real cluster).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import pytest
+
+from tests.e2e.conftest import Cluster, Result, concurrently, selector, spec
+
+MANAGED = "org.mieweb.opensource-server.managed"
+NODE_ID = "org.mieweb.opensource-server.node-id"
+CONTAINER_ID = "org.mieweb.opensource-server.container-id"
+FIELD_MANAGER = "opensource-server-manager"
+
+
+def ok(result: Result) -> Any:
+    """The document of a successful command (the error document in the failure message)."""
+    assert result.code == 0, (result.code, result.doc, result.stderr[-2000:])
+    return result.doc
+
+
+def main_container(deployment_or_pod: dict[str, Any]) -> dict[str, Any]:
+    spec_ = deployment_or_pod["spec"]
+    containers = (
+        spec_["template"]["spec"]["containers"] if "template" in spec_ else spec_["containers"]
+    )
+    return next(c for c in containers if c["name"] == "main")
+
+
+def env_of(container: dict[str, Any]) -> dict[str, str | None]:
+    return {e["name"]: e.get("value") for e in container.get("env") or []}
+
+
+def live_pods(cluster: Cluster, container_id: str) -> list[dict[str, Any]]:
+    return [
+        p
+        for p in cluster.pods(selector(container_id))
+        if not p["metadata"].get("deletionTimestamp")
+    ]
+
+
+def is_ready(pod: dict[str, Any]) -> bool:
+    return any(
+        c["type"] == "Ready" and c["status"] == "True"
+        for c in pod["status"].get("conditions") or []
+    )
+
+
+def the_ready_pod(cluster: Cluster, container_id: str) -> dict[str, Any]:
+    pods = live_pods(cluster, container_id)
+    assert len(pods) == 1, [p["metadata"]["name"] for p in pods]
+    assert is_ready(pods[0]), pods[0]["status"]
+    assert pods[0]["status"].get("podIP")
+    return pods[0]
+
+
+def subcommand(command: str) -> list[str]:
+    """``kubectl [connection flags] -n NS [--request-timeout S] ARGS`` -> ``ARGS``."""
+    argv = shlex.split(command)
+    assert argv[0] == "kubectl", command
+    rest = argv[argv.index("-n") + 2 :]
+    return rest[2:] if rest[0] == "--request-timeout" else rest
+
+
+def applied_fields(deployment: dict[str, Any]) -> dict[str, Any]:
+    """The fields the adapter's server-side apply owns (``fieldsV1`` of its Apply entry)."""
+    entries = [
+        m
+        for m in deployment["metadata"].get("managedFields") or []
+        if m.get("manager") == FIELD_MANAGER and m.get("operation") == "Apply"
+    ]
+    assert len(entries) == 1, deployment["metadata"].get("managedFields")
+    return dict(entries[0]["fieldsV1"])
+
+
+@dataclass
+class Flow:
+    """What the ordered steps hand each other."""
+
+    name: str = ""
+    container_id: str = ""
+    provider_id: str = ""
+    uid: str = ""
+    pod: str = ""
+    generation: int = 0
+    replicasets: set[str] = field(default_factory=set)
+    snapshots: list[dict[str, Any]] = field(default_factory=list)
+
+    def keep(self, snapshot: dict[str, Any]) -> dict[str, Any]:
+        self.snapshots.append(snapshot)
+        return snapshot
+
+
+@pytest.fixture(scope="module")
+def flow() -> Flow:
+    return Flow()
+
+
+def assert_snapshot(flow: Flow, doc: dict[str, Any], status: str, replicas: int) -> None:
+    assert doc["providerId"] == flow.provider_id
+    assert doc["vmid"] == doc["providerId"]
+    assert f"{doc['namespace']}/{doc['name']}" == flow.provider_id
+    assert (doc["node"], doc["containerId"]) == ("7", flow.container_id)
+    assert doc["status"] == status, doc["message"]
+    assert doc["replicas"] == replicas
+    assert doc["macAddress"] is None
+    assert doc["ephemeral"] is True
+    assert doc["ipv4Address"] == doc["podIp"]
+
+
+@pytest.mark.incremental
+class TestLifecycle:
+    """Steps 1-18, in order, on one workload."""
+
+    env_before: ClassVar[dict[str, str]] = {"KEY": "value", "DROP": "me"}
+    env_after: ClassVar[dict[str, str]] = {"KEY": "changed", "ADDED": "yes"}
+
+    def test_01_configure_node(self, cluster: Cluster, flow: Flow) -> None:
+        # kubeconfig, context and namespace come from the fixture; the namespace must exist.
+        namespace = cluster.kubectl_json("get", "namespace", cluster.namespace)
+        assert namespace["metadata"]["name"] == cluster.namespace
+        flow.name, flow.container_id = cluster.workload("lc")
+        flow.provider_id = f"{cluster.namespace}/{flow.name}"
+        assert cluster.deployment(flow.name) is None
+
+    def test_02_validate_api_connection(self, cluster: Cluster) -> None:
+        doc = ok(cluster.adapter("check"))
+        assert doc["ok"] is True
+        assert str(doc["serverVersion"]).startswith("v1.")
+        assert doc["clientVersion"]
+        assert (doc["context"], doc["namespace"]) == (cluster.context, cluster.namespace)
+        assert doc["namespaceExists"] is True
+        assert doc["missingPermissions"] == []
+        namespaced = [p for p in doc["permissions"] if p["resource"] != "nodes"]
+        assert namespaced and all(p["allowed"] for p in namespaced), namespaced
+        assert doc["capabilities"]["stableMacAddress"] is False
+
+    def test_03_create(self, cluster: Cluster, flow: Flow) -> None:
+        result = cluster.adapter(
+            "create", "--spec", "-", stdin=spec(flow.name, flow.container_id, env=self.env_before)
+        )
+        doc = flow.keep(ok(result))
+        assert_snapshot(flow, doc, "running", 1)
+        assert doc["availableReplicas"] == 1
+        assert (doc["image"], doc["cpus"], doc["memoryMb"]) == ("nginx:latest", 0.1, 64)
+        assert doc["podIp"]
+
+    def test_04_verify_deployment(self, cluster: Cluster, flow: Flow) -> None:
+        d = cluster.kubectl_json("get", "deployment", flow.name, "--show-managed-fields")
+        meta = d["metadata"]
+        assert meta["namespace"] == cluster.namespace
+        identity = {MANAGED: "true", CONTAINER_ID: flow.container_id}
+        assert meta["labels"] == {**identity, NODE_ID: "7"}
+        assert d["spec"]["selector"] == {"matchLabels": identity}
+        assert d["spec"]["template"]["metadata"]["labels"] == {**identity, NODE_ID: "7"}
+        # One replica by API defaulting: the adapter's apply never sets spec.replicas.
+        assert d["spec"]["replicas"] == 1
+        assert "f:replicas" not in applied_fields(d).get("f:spec", {})
+        container = main_container(d)
+        assert container["image"] == "nginx:latest"
+        assert env_of(container) == self.env_before
+        resources = container["resources"]
+        assert resources["requests"] == resources["limits"] == {"cpu": "100m", "memory": "64Mi"}
+        assert d["status"].get("availableReplicas") == 1
+        flow.uid = meta["uid"]
+        flow.generation = meta["generation"]
+
+    def test_05_verify_ready_pod(self, cluster: Cluster, flow: Flow) -> None:
+        pod = the_ready_pod(cluster, flow.container_id)
+        assert pod["status"]["podIP"] == flow.snapshots[-1]["podIp"]
+        assert pod["metadata"]["labels"][CONTAINER_ID] == flow.container_id
+        assert env_of(main_container(pod)) == self.env_before
+        flow.pod = pod["metadata"]["name"]
+
+    def test_06_status_reports_running(self, cluster: Cluster, flow: Flow) -> None:
+        doc = flow.keep(ok(cluster.adapter("status", flow.provider_id)))
+        assert_snapshot(flow, doc, "running", 1)
+        pod = the_ready_pod(cluster, flow.container_id)
+        assert doc["podIp"] == pod["status"]["podIP"]
+        # Manager lists its node's workloads: "7" has it, another node does not.
+        lists = concurrently(
+            {
+                node: lambda node=node: cluster.adapter("list", flags=["--node-id", node])
+                for node in ("7", "8")
+            }
+        )
+        others = ok(lists.pop("8"))["items"]
+        assert flow.provider_id not in {i["providerId"] for i in others}
+        for listed in lists.values():
+            items = ok(listed)["items"]
+            mine = [i for i in items if i["providerId"] == flow.provider_id]
+            assert len(mine) == 1, items
+            flow.keep(mine[0])
+            assert mine[0]["vmid"] == mine[0]["providerId"]
+            assert mine[0]["status"] == "running"
+            assert mine[0]["podIp"] == doc["podIp"]
+
+    def test_07_stop(self, cluster: Cluster, flow: Flow) -> None:
+        doc = flow.keep(ok(cluster.adapter("stop", flow.provider_id)))
+        assert_snapshot(flow, doc, "offline", 0)
+        assert doc["podIp"] is None
+
+    def test_08_replicas_zero_and_pods_gone(self, cluster: Cluster, flow: Flow) -> None:
+        d = cluster.deployment(flow.name)
+        assert d is not None and d["metadata"]["uid"] == flow.uid
+        assert d["spec"]["replicas"] == 0
+        assert cluster.pods(selector(flow.container_id)) == []  # stop waited for them
+        doc = flow.keep(ok(cluster.adapter("status", flow.provider_id)))
+        assert_snapshot(flow, doc, "offline", 0)
+
+    def test_09_start(self, cluster: Cluster, flow: Flow) -> None:
+        doc = flow.keep(ok(cluster.adapter("start", flow.provider_id)))
+        assert_snapshot(flow, doc, "running", 1)
+        assert doc["availableReplicas"] == 1
+        assert doc["podIp"]
+
+    def test_10_replicas_one_and_ready_pod(self, cluster: Cluster, flow: Flow) -> None:
+        d = cluster.deployment(flow.name)
+        assert d is not None and d["spec"]["replicas"] == 1
+        assert d["metadata"]["uid"] == flow.uid
+        pod = the_ready_pod(cluster, flow.container_id)
+        assert pod["metadata"]["name"] != flow.pod  # a new pod, not the stopped one
+        assert pod["status"]["podIP"] == flow.snapshots[-1]["podIp"]
+        flow.pod = pod["metadata"]["name"]
+        flow.generation = d["metadata"]["generation"]
+        flow.replicasets = {
+            rs["metadata"]["name"] for rs in cluster.replicasets(selector(flow.container_id))
+        }
+
+    def test_11_change_environment(self, cluster: Cluster, flow: Flow) -> None:
+        new = spec(flow.name, flow.container_id, env=self.env_after)
+        doc = flow.keep(
+            ok(cluster.adapter("reconfigure", flow.provider_id, "--spec", "-", stdin=new))
+        )
+        assert_snapshot(flow, doc, "running", 1)
+        assert doc["generation"] > flow.generation
+        assert doc["observedGeneration"] == doc["generation"]
+        assert doc["podIp"]
+
+    def test_12_verify_env_rollout(self, cluster: Cluster, flow: Flow) -> None:
+        self._verify_rollout(cluster, flow)
+        d = cluster.deployment(flow.name)
+        assert d is not None
+        env = env_of(main_container(d))
+        assert env == self.env_after
+        assert "DROP" not in env  # removed from the spec -> removed by server-side apply
+        assert env_of(main_container(the_ready_pod(cluster, flow.container_id))) == self.env_after
+
+    def test_13_change_cpu_and_memory(self, cluster: Cluster, flow: Flow) -> None:
+        new = spec(flow.name, flow.container_id, env=self.env_after, cpus=0.2, memoryMb=128)
+        doc = flow.keep(
+            ok(cluster.adapter("reconfigure", flow.provider_id, "--spec", "-", stdin=new))
+        )
+        assert_snapshot(flow, doc, "running", 1)
+        assert (doc["cpus"], doc["memoryMb"]) == (0.2, 128)
+
+    def test_14_verify_resources_rollout(self, cluster: Cluster, flow: Flow) -> None:
+        self._verify_rollout(cluster, flow)
+        d = cluster.deployment(flow.name)
+        assert d is not None
+        wanted = {"cpu": "200m", "memory": "128Mi"}
+        resources = main_container(d)["resources"]
+        assert resources["requests"] == resources["limits"] == wanted
+        pod_resources = main_container(the_ready_pod(cluster, flow.container_id))["resources"]
+        assert pod_resources["requests"] == pod_resources["limits"] == wanted
+        assert env_of(main_container(d)) == self.env_after  # unchanged by this reconfigure
+
+    def test_15_read_pod_ip(self, cluster: Cluster, flow: Flow) -> None:
+        doc = ok(cluster.adapter("network", flow.provider_id))
+        pod = the_ready_pod(cluster, flow.container_id)
+        assert doc["providerId"] == flow.provider_id
+        assert doc["podIp"] == doc["ipv4Address"] == pod["status"]["podIP"]
+        assert doc["ephemeral"] is True
+        assert doc["stable"] is False
+        flow.keep(doc)
+
+    def test_16_mac_is_null_everywhere(self, cluster: Cluster, flow: Flow) -> None:
+        items = ok(cluster.adapter("list"))["items"]
+        documents = [*flow.snapshots, *items]
+        assert len(flow.snapshots) >= 8
+        assert all("macAddress" in d and d["macAddress"] is None for d in documents), documents
+        assert ok(cluster.adapter("capabilities"))["stableMacAddress"] is False
+
+    def test_17_delete(self, cluster: Cluster, flow: Flow) -> None:
+        doc = ok(cluster.adapter("delete", flow.provider_id))
+        assert doc == {"providerId": flow.provider_id, "deleted": True, "alreadyMissing": False}
+
+    def test_18_everything_gone(self, cluster: Cluster, flow: Flow) -> None:
+        # Foreground deletion: when delete returned, the garbage collector had finished.
+        assert cluster.deployment(flow.name) is None
+        assert cluster.replicasets(selector(flow.container_id)) == []
+        assert cluster.pods(selector(flow.container_id)) == []
+        again = ok(cluster.adapter("delete", flow.provider_id))
+        assert again == {"providerId": flow.provider_id, "deleted": False, "alreadyMissing": True}
+        status = ok(cluster.adapter("status", flow.provider_id))
+        assert status["status"] == "missing"
+        assert status["podIp"] is None and status["macAddress"] is None
+
+    # -- shared by steps 12 and 14 ------------------------------------------------------------
+
+    def _verify_rollout(self, cluster: Cluster, flow: Flow) -> None:
+        """Same Deployment, a new generation, a new ReplicaSet and Pod, the old Pod gone."""
+        d = cluster.deployment(flow.name)
+        assert d is not None
+        assert d["metadata"]["uid"] == flow.uid
+        assert d["metadata"]["generation"] > flow.generation
+        assert d["status"]["observedGeneration"] == d["metadata"]["generation"]
+        assert d["spec"]["replicas"] == 1
+        assert f"{d['metadata']['namespace']}/{d['metadata']['name']}" == flow.provider_id
+        replicasets = cluster.replicasets(selector(flow.container_id))
+        names = {rs["metadata"]["name"] for rs in replicasets}
+        assert names - flow.replicasets, "no new ReplicaSet"
+        for rs in replicasets:
+            if rs["metadata"]["name"] in flow.replicasets:
+                assert rs["spec"]["replicas"] == 0  # the old ReplicaSet was scaled down
+        # The rollout is complete when the old pod is terminating; it is gone moments later.
+        cluster.wait_deleted("pods", flow.pod, timeout=60)
+        pod = the_ready_pod(cluster, flow.container_id)
+        assert pod["metadata"]["name"] != flow.pod
+        assert pod["status"]["podIP"] == flow.snapshots[-1]["podIp"]
+        flow.pod = pod["metadata"]["name"]
+        flow.generation = d["metadata"]["generation"]
+        flow.replicasets = names
+
+
+def workload_objects(
+    cluster: Cluster, container_id: str
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The Deployment, its ReplicaSets and its Pods, in one kubectl call."""
+    items = cluster.kubectl_json(
+        "get", "deployments,replicasets,pods", "-l", selector(container_id)
+    )
+    by_kind: dict[str, list[dict[str, Any]]] = {"Deployment": [], "ReplicaSet": [], "Pod": []}
+    for item in items["items"]:
+        by_kind[item["kind"]].append(item)
+    assert len(by_kind["Deployment"]) == 1, by_kind["Deployment"]
+    return by_kind["Deployment"][0], by_kind["ReplicaSet"], by_kind["Pod"]
+
+
+def test_reconfigure_of_a_stopped_workload_stays_stopped(cluster: Cluster) -> None:
+    name, cid = cluster.workload("stopped")
+    pid = f"{cluster.namespace}/{name}"
+    ok(cluster.adapter("create", "--spec", "-", stdin=spec(name, cid)))
+    stopped = ok(cluster.adapter("stop", pid))
+
+    new = spec(name, cid, env={"KEY": "changed"}, cpus=0.2)
+    doc = ok(cluster.adapter("reconfigure", pid, "--spec", "-", stdin=new))
+    assert doc["status"] == "offline", doc["message"]
+    assert (doc["replicas"], doc["podIp"], doc["cpus"]) == (0, None, 0.2)
+    assert doc["generation"] > stopped["generation"]
+
+    d, replicasets, pods = workload_objects(cluster, cid)
+    assert d["spec"]["replicas"] == 0
+    assert d["metadata"]["generation"] == doc["generation"]
+    assert env_of(main_container(d)) == {"KEY": "changed"}
+    assert main_container(d)["resources"]["limits"]["cpu"] == "200m"
+    assert pods == []
+    assert replicasets and all(rs["spec"]["replicas"] == 0 for rs in replicasets)
+
+
+def test_noop_reconfigure_makes_no_new_replicaset(cluster: Cluster) -> None:
+    name, cid = cluster.workload("noop")
+    pid = f"{cluster.namespace}/{name}"
+    ok(cluster.adapter("create", "--spec", "-", stdin=spec(name, cid)))
+    before, replicasets, pods = workload_objects(cluster, cid)
+
+    doc = ok(cluster.adapter("reconfigure", pid, "--spec", "-", stdin=spec(name, cid)))
+    assert doc["status"] == "running"
+    assert doc["generation"] == before["metadata"]["generation"]
+
+    after, replicasets_after, pods_after = workload_objects(cluster, cid)
+    assert after["metadata"]["generation"] == before["metadata"]["generation"]
+    assert after["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"]
+    assert {rs["metadata"]["name"] for rs in replicasets_after} == {
+        rs["metadata"]["name"] for rs in replicasets
+    }
+    assert len(replicasets) == 1
+    assert [p["metadata"]["name"] for p in pods_after] == [p["metadata"]["name"] for p in pods]
+
+
+def test_dry_run_create_sends_nothing(cluster: Cluster) -> None:
+    name, cid = cluster.workload("dry")
+    if cluster.fake is not None:
+        cluster.fake.clear_requests()
+    result = cluster.adapter("--dry-run", "create", "--spec", "-", stdin=spec(name, cid))
+    doc = ok(result)
+    if cluster.fake is not None:
+        assert cluster.fake.requests == []
+    assert doc["dryRun"] is True
+    assert [subcommand(c)[:3] for c in doc["commands"]] == [
+        ["get", "deployment", name],
+        ["apply", "--server-side", f"--field-manager={FIELD_MANAGER}"],
+        ["rollout", "status", f"deployment/{name}"],
+        ["get", "deployments,replicasets,pods", "-l"],
+    ]
+    assert f'name: "{name}"' in doc["manifest"]
+    assert cluster.deployment(name) is None
+
+
+def test_verbose_logs_each_kubectl_command(cluster: Cluster) -> None:
+    name, cid = cluster.workload("verbose")
+    if cluster.fake is not None:
+        cluster.fake.clear_requests()
+    result = cluster.adapter("-v", "create", "--spec", "-", stdin=spec(name, cid))
+    doc = ok(result)  # stdout is still exactly one JSON document
+    assert doc["status"] == "running"
+    lines = [
+        line.removeprefix("kubectl-adapter: + ")
+        for line in result.stderr.splitlines()
+        if line.startswith("kubectl-adapter: + ")
+    ]
+    commands = [subcommand(line) for line in lines]
+    assert [c[:2] for c in commands] == [
+        ["get", "deployment"],
+        ["apply", "--server-side"],
+        ["rollout", "status"],
+        ["get", "deployments,replicasets,pods"],
+    ]
+    for argv in map(shlex.split, lines):  # ready to paste: the adapter's connection flags
+        assert argv[argv.index("-n") + 1] == cluster.namespace
+        if cluster.context:
+            assert argv[argv.index("--context") + 1] == cluster.context
+    if cluster.fake is not None:
+        # Every kubectl the server heard from is one the log showed.
+        heard = {r.kubectl_command for r in cluster.fake.requests if r.kubectl_command}
+        shown = {"kubectl " + (" ".join(c[:2]) if c[0] == "rollout" else c[0]) for c in commands}
+        assert heard <= shown, (heard, shown)
