@@ -97,6 +97,22 @@ def pods_of(replicaset: dict[str, Any], pods: list[dict[str, Any]]) -> list[dict
     return owned
 
 
+def ready_pod_among(
+    newest: dict[str, Any] | None, pods: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """The Ready, non-terminating pod with an IP owned by ``newest`` (newest first), or None."""
+    if newest is None:
+        return None
+    best: dict[str, Any] | None = None
+    for pod in pods_of(newest, pods):
+        status = pod.get("status") or {}
+        if is_ready(pod) and not is_terminating(pod) and status.get("podIP"):
+            created = (pod.get("metadata") or {}).get("creationTimestamp", "")
+            if best is None or created > (best.get("metadata") or {}).get("creationTimestamp", ""):
+                best = pod
+    return best
+
+
 def current_ready_pod(
     deployment: dict[str, Any], replicasets: list[dict[str, Any]], pods: list[dict[str, Any]]
 ) -> dict[str, Any] | None:
@@ -104,16 +120,7 @@ def current_ready_pod(
 
     Its IP is what Manager may show; it is ephemeral and never an identity.
     """
-    newest = newest_replicaset(deployment, replicasets)
-    candidates = pods_of(newest, pods) if newest is not None else []
-    ready = [
-        pod
-        for pod in candidates
-        if is_ready(pod) and not is_terminating(pod) and pod.get("status", {}).get("podIP")
-    ]
-    if not ready:
-        return None
-    return max(ready, key=lambda pod: pod.get("metadata", {}).get("creationTimestamp", ""))
+    return ready_pod_among(newest_replicaset(deployment, replicasets), pods)
 
 
 def pod_ip(pod: dict[str, Any] | None) -> str | None:

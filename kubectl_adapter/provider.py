@@ -29,8 +29,6 @@ from .models import (
 )
 from .naming import (
     FIELD_MANAGER,
-    MANAGED_LABEL,
-    NODE_ID_LABEL,
     ProviderId,
     deployment_selector,
     identity_labels,
@@ -42,7 +40,7 @@ from .permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS
 from .pods import current_ready_pod, pod_ip
 from .render import render_manifest
 from .runner import KubectlRunner, process_bound, wait_timeout_args
-from .snapshots import build_snapshot, build_snapshots, placeholder_snapshot, split_kinds
+from .snapshots import build_snapshot, placeholder_snapshot, split_kinds
 from .spec import ContainerSpec
 from .status import Status, desired_replicas
 from .waits import wait_rollout
@@ -151,6 +149,28 @@ class KubernetesProvider:
         ]
         return DryRunPlan(commands=shown, manifest=manifest)
 
+    def read_plan(self, command: str, provider_id: str | None = None) -> DryRunPlan:
+        """What a read-only command would run (``--dry-run``): reads run nothing either."""
+        from .listing import list_args
+
+        if provider_id is not None:
+            pid = parse_provider_id(provider_id)
+            namespace = pid.namespace
+            owned = ["get", "replicasets,pods", "-l", "SELECTOR-OF-THE-DEPLOYMENT", "-o", "json"]
+            get = ["get", "deployment", pid.name, "--ignore-not-found", "-o", "json"]
+            return self._plan(get, owned, namespace=namespace)
+        namespace = self.namespace()
+        if command == "list":
+            return self._plan(list_args(self.config.node_id), namespace=namespace)
+        if command == "nodes":
+            return self._plan(["get", "nodes", "-o", "json"], namespace=namespace)
+        return self._plan(
+            ["version", "-o", "json"],
+            ["get", "namespace", namespace, "--ignore-not-found", "-o", "json"],
+            ["create", "-f", "-", "-o", "json"],
+            namespace=namespace,
+        )
+
     # -- operations --------------------------------------------------------------------------
 
     def render(self, spec: ContainerSpec) -> str:
@@ -199,15 +219,11 @@ class KubernetesProvider:
 
     def list(self, node_id: str | None = None) -> builtins.list[Snapshot]:
         """Every Manager workload of this node: one kubectl call, whatever their number."""
-        labels = {MANAGED_LABEL: "true"}
+        from .listing import list_documents
+
         node = node_id if node_id is not None else self.config.node_id
-        if node is not None:
-            labels[NODE_ID_LABEL] = node
-        data = self.runner.run_json(
-            ["get", "deployments,replicasets,pods", "-l", selector_string(labels), "-o", "json"],
-            namespace=self.namespace(),
-        )
-        return build_snapshots(*split_kinds((data or {}).get("items") or []))
+        documents = list_documents(self.runner, self.namespace(), node)
+        return [Snapshot.model_validate(document) for document in documents]
 
     def start(self, provider_id: str, container_id: str | None = None) -> Snapshot | DryRunPlan:
         """Scale to 1 and wait until available; a running workload is left alone."""

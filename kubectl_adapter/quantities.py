@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
 
 MEBIBYTE = 1024**2
 
@@ -64,6 +65,8 @@ def _parse_quantity(value: str) -> Fraction | None:
     return number
 
 
+# Cached: a list of thousands of workloads repeats the same few quantities.
+@lru_cache(maxsize=1024)
 def parse_cpu_quantity(value: str) -> Decimal | None:
     """Kubernetes CPU quantity (``500m``, ``1``, ``1.5``, ``2k``) back to cores, or None."""
     amount = _parse_quantity(value)
@@ -73,6 +76,7 @@ def parse_cpu_quantity(value: str) -> Decimal | None:
     return Decimal(amount.numerator) / Decimal(amount.denominator)
 
 
+@lru_cache(maxsize=1024)
 def parse_memory_mb(value: str) -> int | None:
     """Kubernetes memory quantity (``512Mi``, ``1Gi``, ``1G``) back to whole MiB, rounded down."""
     amount = _parse_quantity(value)

@@ -149,7 +149,7 @@ class KubectlRunner:
     def run_json(self, args: Sequence[str], **kwargs: Any) -> Any:
         """Run a kubectl command that prints JSON; empty output (``--ignore-not-found``) is None."""
         result = self.run(args, **kwargs)
-        if not result.stdout.strip():
+        if not result.stdout or result.stdout.isspace():  # isspace stops at the first byte
             return None
         try:
             return json.loads(result.stdout)
@@ -169,9 +169,11 @@ class KubectlRunner:
                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
+                # Bytes unless streaming: text mode would translate newlines over the whole
+                # of a big `get -o json` (tens of MB) for nothing; we decode once instead.
+                text=stream,
+                encoding="utf-8" if stream else None,
+                errors="replace" if stream else None,
             )
         except FileNotFoundError:
             raise ConfigurationError(
@@ -189,16 +191,17 @@ class KubectlRunner:
         try:
             if stream:
                 return self._execute_streaming(proc, stdin, timeout)
+            data = stdin.encode("utf-8") if stdin is not None else None
             try:
-                stdout, stderr = proc.communicate(stdin, timeout=timeout)
+                stdout, stderr = proc.communicate(data, timeout=timeout)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 try:
                     stdout, stderr = proc.communicate(timeout=KILL_DRAIN_SECONDS)
                 except subprocess.TimeoutExpired:
-                    stdout, stderr = "", ""
-                return None, stdout or "", stderr or ""
-            return proc.returncode, stdout or "", stderr or ""
+                    stdout, stderr = b"", b""
+                return None, _text(stdout), _text(stderr)
+            return proc.returncode, _text(stdout), _text(stderr)
         except BaseException:
             # Ctrl-C or a bug of ours: never leave a kubectl running behind us.
             if proc.poll() is None:
@@ -255,6 +258,12 @@ class KubectlRunner:
         for thread in threads:
             thread.join(timeout=KILL_DRAIN_SECONDS)
         return returncode, "".join(out), "".join(err)
+
+
+def _text(output: bytes | str | None) -> str:
+    if not output:
+        return ""
+    return output if isinstance(output, str) else output.decode("utf-8", "replace")
 
 
 def wait_timeout_args(seconds: float) -> list[str]:

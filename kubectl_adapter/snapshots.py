@@ -1,84 +1,121 @@
-"""Kubernetes objects -> provider-neutral snapshots (pure; linear in the number of objects)."""
+"""Kubernetes objects -> provider-neutral snapshots (pure; linear in the number of objects).
+
+The builders return the wire document (camelCase dict) that ``models.Snapshot`` describes;
+``build_*`` wrap them in the pydantic model for the Python API. ``list`` prints the
+documents directly: on thousands of workloads, importing pydantic and validating each item
+would cost more than parsing kubectl's output (see docs/performance.md).
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .models import Snapshot
 from .naming import CONTAINER_ID_LABEL, CONTAINER_NAME, NODE_ID_LABEL, ProviderId
-from .pods import current_ready_pod, pod_ip
+from .pods import newest_replicaset, pod_ip, ready_pod_among
 from .quantities import parse_cpu_quantity, parse_memory_mb
 from .status import Status, StatusResult, deployment_status, desired_replicas
 
+if TYPE_CHECKING:
+    from .models import Snapshot
 
-def _main_container(deployment: dict[str, Any]) -> dict[str, Any]:
-    containers = deployment.get("spec", {}).get("template", {}).get("spec", {}).get("containers")
-    containers = containers or [{}]
-    return next((c for c in containers if c.get("name") == CONTAINER_NAME), containers[0])
+Document = dict[str, Any]
+
+
+def _main_container(deployment: Document) -> Document:
+    template = (deployment.get("spec") or {}).get("template") or {}
+    containers = (template.get("spec") or {}).get("containers") or [{}]
+    for container in containers:
+        if container.get("name") == CONTAINER_NAME:
+            return dict(container)
+    return dict(containers[0])
 
 
 def _int(value: Any) -> int:
-    return value if isinstance(value, int) else 0
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def build_snapshot(
-    deployment: dict[str, Any],
-    replicasets: list[dict[str, Any]],
-    pods: list[dict[str, Any]],
-    result: StatusResult | None = None,
-) -> Snapshot:
-    """One snapshot from the Deployment and the ReplicaSets/Pods it owns."""
-    meta, status = deployment.get("metadata", {}), deployment.get("status") or {}
+def _document(
+    deployment: Document,
+    pods: list[Document],
+    ready_pod: Document | None,
+    result: StatusResult | None,
+) -> Document:
+    meta, status = deployment.get("metadata") or {}, deployment.get("status") or {}
     labels = meta.get("labels") or {}
     namespace, name = meta.get("namespace", ""), meta.get("name", "")
-    provider_id = str(ProviderId(namespace, name))
+    provider_id = f"{namespace}/{name}"
     result = result or deployment_status(deployment, pods)
-    ip = pod_ip(current_ready_pod(deployment, replicasets, pods))
+    ip = pod_ip(ready_pod)
     container = _main_container(deployment)
     limits = (container.get("resources") or {}).get("limits") or {}
     cpu = parse_cpu_quantity(str(limits["cpu"])) if "cpu" in limits else None
-    memory = parse_memory_mb(str(limits["memory"])) if "memory" in limits else None
-    return Snapshot(
-        provider_id=provider_id,
-        vmid=provider_id,
-        name=name,
-        namespace=namespace,
-        node=labels.get(NODE_ID_LABEL),
-        container_id=labels.get(CONTAINER_ID_LABEL),
-        status=result.status,
-        message=result.message,
-        pod_ip=ip,
-        ipv4_address=ip,
-        image=container.get("image"),
-        cpus=float(cpu) if cpu is not None else None,
-        memory_mb=memory,
-        replicas=desired_replicas(deployment),
-        ready_replicas=_int(status.get("readyReplicas")),
-        available_replicas=_int(status.get("availableReplicas")),
-        updated_replicas=_int(status.get("updatedReplicas")),
-        generation=_int(meta.get("generation")),
-        observed_generation=_int(status.get("observedGeneration")),
-    )
+    return {
+        "providerId": provider_id,
+        "vmid": provider_id,
+        "name": name,
+        "namespace": namespace,
+        "node": labels.get(NODE_ID_LABEL),
+        "containerId": labels.get(CONTAINER_ID_LABEL),
+        "status": result.status.value,
+        "message": result.message,
+        "podIp": ip,
+        "ipv4Address": ip,
+        "macAddress": None,
+        "ephemeral": True,
+        "image": container.get("image"),
+        "cpus": float(cpu) if cpu is not None else None,
+        "memoryMb": parse_memory_mb(str(limits["memory"])) if "memory" in limits else None,
+        "replicas": desired_replicas(deployment),
+        "readyReplicas": _int(status.get("readyReplicas")),
+        "availableReplicas": _int(status.get("availableReplicas")),
+        "updatedReplicas": _int(status.get("updatedReplicas")),
+        "generation": _int(meta.get("generation")),
+        "observedGeneration": _int(status.get("observedGeneration")),
+    }
 
 
-def placeholder_snapshot(pid: ProviderId, status: Status, message: str) -> Snapshot:
+def snapshot_document(
+    deployment: Document,
+    replicasets: list[Document],
+    pods: list[Document],
+    result: StatusResult | None = None,
+) -> Document:
+    """One snapshot document from the Deployment and the ReplicaSets/Pods it owns."""
+    newest = newest_replicaset(deployment, replicasets)
+    return _document(deployment, pods, ready_pod_among(newest, pods), result)
+
+
+def placeholder_document(pid: ProviderId, status: Status, message: str) -> Document:
     """A snapshot for a container we could not read (missing, or status unknown)."""
-    return Snapshot(
-        provider_id=str(pid),
-        vmid=str(pid),
-        name=pid.name,
-        namespace=pid.namespace,
-        node=None,
-        container_id=None,
-        status=status,
-        message=message,
-    )
+    return {
+        "providerId": str(pid),
+        "vmid": str(pid),
+        "name": pid.name,
+        "namespace": pid.namespace,
+        "node": None,
+        "containerId": None,
+        "status": status.value,
+        "message": message,
+        "podIp": None,
+        "ipv4Address": None,
+        "macAddress": None,
+        "ephemeral": True,
+        "image": None,
+        "cpus": None,
+        "memoryMb": None,
+        "replicas": 0,
+        "readyReplicas": 0,
+        "availableReplicas": 0,
+        "updatedReplicas": 0,
+        "generation": 0,
+        "observedGeneration": 0,
+    }
 
 
 def split_kinds(
-    items: list[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    items: list[Document],
+) -> tuple[list[Document], list[Document], list[Document]]:
     """Deployments, ReplicaSets and Pods out of one mixed ``kubectl get a,b,c`` List."""
     deployments, replicasets, pods = [], [], []
     for item in items:
@@ -92,37 +129,72 @@ def split_kinds(
     return deployments, replicasets, pods
 
 
-def _controller_uid(obj: dict[str, Any], kind: str) -> str | None:
-    for ref in obj.get("metadata", {}).get("ownerReferences") or []:
+def _key(obj: Document) -> str:
+    meta = obj.get("metadata") or {}
+    return str(meta.get("uid") or meta.get("name"))
+
+
+def _owner_key(obj: Document, kind: str) -> str | None:
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
         if ref.get("kind") == kind:
             return str(ref.get("uid") or ref.get("name"))
     return None
 
 
-def build_snapshots(
-    deployments: list[dict[str, Any]],
-    replicasets: list[dict[str, Any]],
-    pods: list[dict[str, Any]],
-) -> list[Snapshot]:
-    """Snapshots for many Deployments at once: objects are grouped by owner first, so the
-    cost is linear in the number of objects, never deployments x pods."""
-    rs_by_owner: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    owner_of_rs: dict[str, str] = {}
+def snapshot_documents(
+    deployments: list[Document], replicasets: list[Document], pods: list[Document]
+) -> list[Document]:
+    """Snapshots for many Deployments at once, sorted by provider ID.
+
+    Objects are grouped by owner first (pods by ReplicaSet, ReplicaSets by Deployment), so
+    the cost is linear in the number of objects, never deployments x pods.
+    """
+    rs_by_deployment: dict[str, list[Document]] = defaultdict(list)
     for rs in replicasets:
-        owner = _controller_uid(rs, "Deployment")
+        owner = _owner_key(rs, "Deployment")
         if owner is not None:
-            rs_by_owner[owner].append(rs)
-            rs_meta = rs.get("metadata", {})
-            owner_of_rs[str(rs_meta.get("uid") or rs_meta.get("name"))] = owner
-    pods_by_owner: dict[str, list[dict[str, Any]]] = defaultdict(list)
+            rs_by_deployment[owner].append(rs)
+    pods_by_rs: dict[str, list[Document]] = defaultdict(list)
     for pod in pods:
-        rs_key = _controller_uid(pod, "ReplicaSet")
-        if rs_key is not None and rs_key in owner_of_rs:
-            pods_by_owner[owner_of_rs[rs_key]].append(pod)
-    snapshots = []
+        owner = _owner_key(pod, "ReplicaSet")
+        if owner is not None:
+            pods_by_rs[owner].append(pod)
+    documents = []
     for deployment in deployments:
-        meta = deployment.get("metadata", {})
-        key = str(meta.get("uid") or meta.get("name"))
-        snapshots.append(build_snapshot(deployment, rs_by_owner[key], pods_by_owner[key]))
-    snapshots.sort(key=lambda s: s.provider_id)
-    return snapshots
+        owned = rs_by_deployment.get(_key(deployment), [])
+        own_pods = [pod for rs in owned for pod in pods_by_rs.get(_key(rs), [])]
+        newest = newest_replicaset(deployment, owned)
+        ready = ready_pod_among(newest, pods_by_rs.get(_key(newest), []) if newest else [])
+        documents.append(_document(deployment, own_pods, ready, None))
+    documents.sort(key=lambda doc: str(doc["providerId"]))
+    return documents
+
+
+# -- the same, as pydantic models (Python API) ------------------------------------------------
+
+
+def build_snapshot(
+    deployment: Document,
+    replicasets: list[Document],
+    pods: list[Document],
+    result: StatusResult | None = None,
+) -> Snapshot:
+    from .models import Snapshot
+
+    return Snapshot.model_validate(snapshot_document(deployment, replicasets, pods, result))
+
+
+def build_snapshots(
+    deployments: list[Document], replicasets: list[Document], pods: list[Document]
+) -> list[Snapshot]:
+    from .models import Snapshot
+
+    return [
+        Snapshot.model_validate(doc) for doc in snapshot_documents(deployments, replicasets, pods)
+    ]
+
+
+def placeholder_snapshot(pid: ProviderId, status: Status, message: str) -> Snapshot:
+    from .models import Snapshot
+
+    return Snapshot.model_validate(placeholder_document(pid, status, message))

@@ -122,7 +122,7 @@ def test_create_applies_waits_and_reports_the_snapshot(fp: FakeProcess, clock: C
     fp.register(
         APPLY,
         stdout="deployment.apps/web-1 serverside-applied\n",
-        stdin_callable=lambda text: seen.setdefault("manifest", text),
+        stdin_callable=lambda text: seen.setdefault("manifest", text.decode()),
     )
     fp.register(rollout(), stdout=ROLLED_OUT)
     fp.register(READ, stdout=kubectl_list(running_objects()))
@@ -599,7 +599,7 @@ def _reconfigure(
     fp.register(
         APPLY_JSON,
         stdout=kubectl_object(after),
-        stdin_callable=lambda text: seen.setdefault("manifest", text),
+        stdin_callable=lambda text: seen.setdefault("manifest", text.decode()),
     )
     if expect_rollout:
         fp.register(rollout(), stdout=ROLLED_OUT)

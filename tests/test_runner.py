@@ -182,7 +182,7 @@ def test_exit_zero_returns_the_output(fp: FakeProcess) -> None:
 
 
 def test_manifest_goes_to_stdin(fp: FakeProcess) -> None:
-    received: list[str] = []
+    received: list[bytes] = []
     seen: dict[str, Any] = {}
     apply = [*K, "apply", "--server-side", "-f", "-"]
 
@@ -196,7 +196,8 @@ def test_manifest_goes_to_stdin(fp: FakeProcess) -> None:
         callback=remember,
     )
     runner().run(["apply", "--server-side", "-f", "-"], stdin=MANIFEST)
-    assert received == [MANIFEST]
+    # Non-streaming calls use byte pipes (no newline translation over big outputs).
+    assert received == [MANIFEST.encode()]
     assert seen["stdin"] == subprocess.PIPE
 
 
@@ -275,7 +276,7 @@ def test_run_json_on_garbage_is_internal_error(fp: FakeProcess) -> None:
 
 
 def test_run_json_passes_its_options_on(fp: FakeProcess) -> None:
-    received: list[str] = []
+    received: list[bytes] = []
     fp.register(
         [KUBECTL, "-n", "other", "create", "-f", "-"], stdout="{}", stdin_callable=received.append
     )
@@ -283,7 +284,7 @@ def test_run_json_passes_its_options_on(fp: FakeProcess) -> None:
         ["create", "-f", "-"], namespace="other", stdin="{}", request_timeout=False
     )
     assert result == {}
-    assert received == ["{}"]
+    assert received == [b"{}"]
 
 
 # -- timeouts ---------------------------------------------------------------------------------

@@ -1,0 +1,344 @@
+"""Benchmarks (not tests): kubectl calls per operation, list parse scaling, CLI start-up,
+wait latency and peak memory. Prints a table and writes docs/performance.md.
+
+    ./dev bench            # or: .venv/bin/python benchmarks/run.py [--quick]
+
+Every figure that depends on machine speed is a ratio measured in the same run against a
+baseline on the same bytes (the machines are noisy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.fakecluster import FakeCluster  # noqa: E402
+from tests.k8s_objects import deployment, kubectl_list, pod, replicaset  # noqa: E402
+
+ADAPTER = [sys.executable, "-m", "kubectl_adapter"]
+# Small requests, so 50 workloads fit on the fake's one 4-CPU node.
+SPEC = json.loads((ROOT / "examples" / "nginx.json").read_text()) | {"cpus": 0.05, "memoryMb": 64}
+
+
+def median_time(run: Callable[[], object], repeat: int) -> float:
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        run()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def sh(
+    argv: list[str], stdin: str | None = None, **kwargs: Any
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        **kwargs,
+    )
+
+
+# -- 1. kubectl calls per operation ------------------------------------------------------------
+
+
+def count_calls(work: Path) -> list[tuple[str, int, str]]:
+    log = work / "calls.log"
+    wrapper = work / "bin" / "kubectl"
+    wrapper.parent.mkdir()
+    real = shutil.which("kubectl")
+    wrapper.write_text(
+        f'#!/bin/sh\necho "$*" >> {shlex.quote(str(log))}\nexec {shlex.quote(str(real))} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    rows = []
+    with FakeCluster(
+        work / "fake", namespaces=("default",), pod_ready_delay=0.1, termination_delay=0.05
+    ) as fc:
+        base = [
+            *ADAPTER,
+            "--kubeconfig",
+            str(fc.kubeconfig),
+            "--context",
+            fc.context,
+            "-n",
+            "default",
+            "--kubectl",
+            str(wrapper),
+            "--node-id",
+            "7",
+            "--cache-dir",
+            str(work / "cache"),
+        ]
+        pid = "default/web-1"
+        changed = SPEC | {"env": {"KEY": "changed"}}
+
+        def op(label: str, args: list[str], stdin: dict[str, Any] | None, target: str) -> None:
+            log.write_text("")
+            result = sh([*base, *args], json.dumps(stdin) if stdin else None)
+            assert result.returncode == 0, (label, result.stdout, result.stderr)
+            calls = [line for line in log.read_text().splitlines() if line]
+            verbs = ", ".join(_verb(line) for line in calls)
+            rows.append((label, len(calls), f"{target} — {verbs}"))
+
+        op("create", ["create", "--spec", "-"], SPEC, "<= 4")
+        op("status", ["status", pid], None, "<= 2")
+        op("network", ["network", pid], None, "")
+        op("list (1 workload)", ["list"], None, "<= 2")
+        for i in range(2, 51):
+            sh(
+                [*base, "create", "--spec", "-"],
+                json.dumps(SPEC | {"hostname": f"web-{i}", "containerId": str(100 + i)}),
+            )
+        op("list (50 workloads)", ["list"], None, "<= 2")
+        op("stop", ["stop", pid], None, "<= 3")
+        op("reconfigure (stopped)", ["reconfigure", pid, "--spec", "-"], changed, "<= 3")
+        op("start (stopped)", ["start", pid], None, "<= 3")
+        op("start (already running)", ["start", pid], None, "<= 3")
+        op("reconfigure (running)", ["reconfigure", pid, "--spec", "-"], SPEC, "<= 3")
+        op("reconfigure (no change)", ["reconfigure", pid, "--spec", "-"], SPEC, "<= 3")
+        op("delete", ["delete", pid], None, "<= 2")
+        op("delete (already missing)", ["delete", pid], None, "<= 2")
+        op("check", ["check"], None, "")
+    return rows
+
+
+def _verb(line: str) -> str:
+    words = line.split()
+    for skip in ("--kubeconfig", "--context", "--cache-dir", "-n", "--request-timeout"):
+        while skip in words:
+            index = words.index(skip)
+            del words[index : index + 2]
+    return " ".join(words[:2])
+
+
+# -- 2. list parse scaling ----------------------------------------------------------------------
+
+
+def canned_list(n: int) -> str:
+    items: list[dict[str, Any]] = []
+    for i in range(n):
+        dep = deployment(f"web-{i}", container_id=str(i), uid=f"uid-{i}")
+        rs = replicaset(dep, f"h{i:09d}")
+        items += [dep, rs, pod(rs, ip=f"10.244.{i // 250 % 256}.{i % 250}")]
+    return kubectl_list(items)
+
+
+def parse_scaling(work: Path, sizes: list[int], repeat: int) -> list[dict[str, Any]]:
+    rows = []
+    for n in sizes:
+        data = work / f"list-{n}.json"
+        data.write_text(canned_list(n))
+        stub = work / f"kubectl-{n}"
+        stub.write_text(f"#!/bin/sh\nexec cat {shlex.quote(str(data))}\n")
+        stub.chmod(0o755)
+        adapter = [*ADAPTER, "--kubectl", str(stub), "-n", "default", "list"]
+        baseline = [sys.executable, "-c", "import json,sys; json.load(sys.stdin)"]
+
+        def run_adapter(adapter: list[str] = adapter) -> None:
+            result = sh(adapter)
+            assert result.returncode == 0, result.stdout[:500]
+
+        def run_baseline(data: Path = data, baseline: list[str] = baseline) -> None:
+            with data.open() as handle:
+                subprocess.run(baseline, stdin=handle, check=True)
+
+        t_adapter = median_time(run_adapter, repeat)
+        t_json = median_time(run_baseline, repeat)
+        rows.append(
+            {
+                "n": n,
+                "bytes": data.stat().st_size,
+                "adapter": t_adapter,
+                "json": t_json,
+                "ratio": t_adapter / t_json,
+                "per_workload_us": t_adapter / n * 1e6,
+            }
+        )
+        if n != max(sizes):
+            data.unlink()
+    return rows
+
+
+def peak_memory(work: Path, n: int) -> int:
+    """Peak RSS (KiB) of the adapter process running `list` over N workloads."""
+    stub = work / f"kubectl-{n}"
+    probe = (
+        "import resource,subprocess,sys;"
+        "subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,check=True);"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    result = sh(
+        [sys.executable, "-c", probe, *ADAPTER, "--kubectl", str(stub), "-n", "default", "list"]
+    )
+    assert result.returncode == 0, result.stderr
+    return int(result.stdout.strip())
+
+
+# -- 3. start-up --------------------------------------------------------------------------------
+
+
+def startup(repeat: int) -> list[tuple[str, float]]:
+    kubectl = shutil.which("kubectl") or "kubectl"
+    spec = str(ROOT / "examples" / "nginx.json")
+    commands = {
+        "kubectl version --client": [kubectl, "version", "--client"],
+        "kubectl-adapter --help": [*ADAPTER, "--help"],
+        "kubectl-adapter capabilities": [*ADAPTER, "capabilities"],
+        "kubectl-adapter render": [*ADAPTER, "-n", "default", "render", "--spec", spec],
+        "python -c pass": [sys.executable, "-c", "pass"],
+    }
+    return [
+        (label, median_time(lambda argv=argv: sh(argv), repeat)) for label, argv in commands.items()
+    ]
+
+
+# -- 4. wait latency ----------------------------------------------------------------------------
+
+
+def wait_latency(work: Path, rounds: int) -> dict[str, list[float]]:
+    """Seconds from the fake marking the Deployment available to the CLI returning."""
+    latencies: dict[str, list[float]] = {"create": [], "start": []}
+    with FakeCluster(
+        work / "fake-latency", namespaces=("default",), pod_ready_delay=1.0, termination_delay=0.05
+    ) as fc:
+        base = [
+            *ADAPTER,
+            "--kubeconfig",
+            str(fc.kubeconfig),
+            "--context",
+            fc.context,
+            "-n",
+            "default",
+            "--cache-dir",
+            str(work / "cache-latency"),
+        ]
+        for i in range(rounds):
+            name = f"lat-{i}"
+            spec = SPEC | {"hostname": name, "containerId": f"9{i}"}
+            result = sh([*base, "create", "--spec", "-"], json.dumps(spec))
+            done = time.monotonic()
+            assert result.returncode == 0, result.stdout
+            latencies["create"].append(done - fc.mark_available_times[name])
+            sh([*base, "stop", f"default/{name}"])
+            result = sh([*base, "start", f"default/{name}"])
+            done = time.monotonic()
+            assert result.returncode == 0, result.stdout
+            latencies["start"].append(done - fc.mark_available_times[name])
+    return latencies
+
+
+# -- report -------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="smaller N and fewer repeats")
+    parser.add_argument("--no-write", action="store_true", help="do not write docs/performance.md")
+    args = parser.parse_args()
+    sizes = [100, 1000, 5000] if args.quick else [100, 1000, 5000, 20000]
+    repeat = 3 if args.quick else 5
+    lines: list[str] = []
+
+    def out(text: str = "") -> None:
+        print(text, flush=True)
+        lines.append(text)
+
+    with tempfile.TemporaryDirectory(prefix="adapter-bench-") as tmp:
+        work = Path(tmp)
+        out("# Performance\n")
+        out(
+            f"Measured by `./dev bench` (`benchmarks/run.py`) on {platform.machine()}, "
+            f"{os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"{_kubectl_version()}, {time.strftime('%Y-%m-%d')}.\n"
+        )
+        out("## kubectl calls per operation (fake API server, counting kubectl wrapper)\n")
+        out("| operation | kubectl calls | target — calls made |\n|---|---|---|")
+        for label, count, detail in count_calls(work):
+            out(f"| {label} | {count} | {detail} |")
+        out("\n## `list` parse scaling (stub kubectl serving canned `get -o json` output)\n")
+        out(
+            "Adapter = the whole `kubectl-adapter list` process; baseline = "
+            "`python -c 'import json,sys; json.load(sys.stdin)'` on the same bytes; "
+            f"median of {repeat}.\n"
+        )
+        out(
+            "| N deployments (+RS +pod each) | bytes | adapter s | json.load s | ratio | "
+            "µs per workload |\n|---|---|---|---|---|---|"
+        )
+        scaling = parse_scaling(work, sizes, repeat)
+        for row in scaling:
+            out(
+                f"| {row['n']:,} | {row['bytes']:,} | {row['adapter']:.3f} | {row['json']:.3f} | "
+                f"{row['ratio']:.2f} | {row['per_workload_us']:.0f} |"
+            )
+        rss = peak_memory(work, max(sizes))
+        out(
+            f"\nPeak RSS of `list` at N = {max(sizes):,}: {rss / 1024:.0f} MiB "
+            f"(input {scaling[-1]['bytes'] / 2**20:.0f} MiB).\n"
+        )
+        out(f"## CLI start-up (median of {max(10, repeat * 2)} runs)\n")
+        out("| command | seconds | x kubectl version --client |\n|---|---|---|")
+        timings = startup(max(10, repeat * 2))
+        kubectl_time = timings[0][1]
+        for label, seconds in timings:
+            out(f"| {label} | {seconds:.3f} | {seconds / kubectl_time:.2f} |")
+        out("\n## Wait latency (fake marks the Deployment available → CLI returns)\n")
+        latencies = wait_latency(work, 3 if args.quick else 5)
+        out("| operation | median s | max s |\n|---|---|---|")
+        for label, values in latencies.items():
+            out(f"| {label} | {statistics.median(values):.3f} | {max(values):.3f} |")
+    if not args.no_write:
+        (ROOT / "docs" / "performance.md").write_text("\n".join(lines) + "\n" + _NOTES)
+        print("\nwrote docs/performance.md")
+    return 0
+
+
+def _kubectl_version() -> str:
+    result = subprocess.run(
+        ["kubectl", "version", "--client", "-o", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    try:
+        return "kubectl " + json.loads(result.stdout)["clientVersion"]["gitVersion"]
+    except (ValueError, KeyError):
+        return "kubectl (unknown version)"
+
+
+_NOTES = """
+## Reading the figures
+
+- `list` is one kubectl call (`get deployments,replicasets,pods -l …`) for any number of
+  workloads; its objects are grouped by owner UID in one pass, so the cost per workload is flat.
+- The ratio's floor is the baseline itself: the adapter must parse the same bytes with the
+  same `json` module; what it adds is interpreter start-up with pydantic, reading kubectl's
+  pipe, the status rules per workload and writing the answer.
+- Waits end on kubectl's watch (`rollout status`), not on a poll: latency is the watch event
+  plus kubectl's and the CLI's own exit.
+- Reproduce: `./dev bench` (full) or `.venv/bin/python benchmarks/run.py --quick`.
+"""
+
+
+if __name__ == "__main__":
+    sys.exit(main())
