@@ -196,7 +196,10 @@ def run_command(args: argparse.Namespace) -> Any:
     if command == "render":
         # No provider (and so no pydantic): render is the start-up-critical command.
         from .render import render_manifest
-        from .runner import KubectlRunner
+
+        if args.namespace:
+            return render_manifest(spec, args.namespace)
+        from .runner import KubectlRunner  # only to ask kubectl for the context's namespace
 
         return render_manifest(spec, KubectlRunner(_config(args)).context_namespace())
     if command == "list" and not args.dry_run:

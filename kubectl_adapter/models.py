@@ -13,7 +13,13 @@ from .status import Status
 class Output(BaseModel):
     """Base: camelCase on the wire, snake_case in Python, nothing unexpected accepted."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        # Schema titles as the wire names ("podIpEphemeral", not "Podipephemeral").
+        field_title_generator=lambda name, info: to_camel(name),
+    )
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)

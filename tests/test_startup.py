@@ -1,0 +1,113 @@
+"""Start-up: the commands Manager runs most must not import pydantic.
+
+Importing pydantic alone takes longer than the CLI's whole start-up budget (2.5x
+``kubectl version --client``), so ``render``, ``--help`` and ``capabilities`` stay clear of
+it, and so does validating a spec. Each case runs in a fresh interpreter: in this process
+other tests have long since imported everything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "nginx.json"
+GOLDEN = ROOT / "tests" / "golden" / "nginx.yaml"
+
+# Runs the CLI in-process, then reports the exit code, stdout and which modules got imported.
+PROBE = """
+import contextlib, io, json, sys
+argv = json.loads(sys.argv[1])
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    try:
+        from kubectl_adapter.cli import main
+        code = main(argv)
+    except SystemExit as exc:  # --help
+        code = exc.code
+modules = sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "pydantic_core"))
+print(json.dumps({"code": code, "stdout": out.getvalue(), "pydantic": modules}))
+"""
+
+SPEC_ONLY = """
+import json, sys
+from kubectl_adapter import ContainerSpec, load_spec, parse_spec
+spec = load_spec(sys.argv[1])
+assert isinstance(spec, ContainerSpec) and parse_spec(spec.to_json()) == spec
+modules = sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "pydantic_core"))
+print(json.dumps({"code": 0, "stdout": "", "pydantic": modules}))
+"""
+
+
+def run_fresh(code: str, *args: str) -> dict[str, object]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("PYTHONSTARTUP", None)
+    result = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    report: dict[str, object] = json.loads(result.stdout.splitlines()[-1])
+    return report
+
+
+def run_cli(*argv: str) -> dict[str, object]:
+    return run_fresh(PROBE, json.dumps(list(argv)))
+
+
+def test_render_does_not_import_pydantic() -> None:
+    report = run_cli("-n", "default", "render", "--spec", str(EXAMPLE))
+    assert report["code"] == 0, report["stdout"]
+    assert report["stdout"] == GOLDEN.read_text(encoding="utf-8")
+    assert report["pydantic"] == []
+
+
+def test_render_of_an_invalid_spec_does_not_import_pydantic(tmp_path: Path) -> None:
+    path = tmp_path / "spec.json"
+    spec = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**spec, "hostname": "Web_1", "cpus": 0}), encoding="utf-8")
+    report = run_cli("-n", "default", "render", "--spec", str(path))
+    assert report["code"] == 2
+    error = json.loads(str(report["stdout"]))["error"]
+    assert error["type"] == "InvalidInput"
+    assert len(error["details"]["problems"]) == 2
+    assert report["pydantic"] == []
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["render", "--help"]], ids=" ".join)
+def test_help_does_not_import_pydantic(argv: list[str]) -> None:
+    report = run_cli(*argv)
+    assert report["code"] == 0
+    assert "usage:" in str(report["stdout"])
+    assert report["pydantic"] == []
+
+
+def test_capabilities_does_not_import_pydantic() -> None:
+    report = run_cli("capabilities")
+    assert report["code"] == 0
+    assert json.loads(str(report["stdout"]))["podIpEphemeral"] is True
+    assert report["pydantic"] == []
+
+
+def test_loading_a_spec_does_not_import_pydantic() -> None:
+    """The package's lazy exports: ``from kubectl_adapter import parse_spec`` stays light."""
+    report = run_fresh(SPEC_ONLY, str(EXAMPLE))
+    assert report["pydantic"] == []
+
+
+def test_the_probe_would_see_pydantic() -> None:
+    """Not vacuous: importing the output models does show up."""
+    code = SPEC_ONLY.replace("spec = load_spec", "import kubectl_adapter.models\nspec = load_spec")
+    report = run_fresh(code, str(EXAMPLE))
+    assert "pydantic" in report["pydantic"]
