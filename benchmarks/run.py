@@ -58,6 +58,22 @@ def sh(
     )
 
 
+def adapter_on(fc: FakeCluster, cache: Path, *flags: str) -> list[str]:
+    """The CLI pointed at a fake cluster's admin context, namespace default."""
+    return [
+        *ADAPTER,
+        "--kubeconfig",
+        str(fc.kubeconfig),
+        "--context",
+        fc.context,
+        "-n",
+        "default",
+        "--cache-dir",
+        str(cache),
+        *flags,
+    ]
+
+
 # -- 1. kubectl calls per operation ------------------------------------------------------------
 
 
@@ -74,21 +90,7 @@ def count_calls(work: Path) -> list[tuple[str, int, str]]:
     with FakeCluster(
         work / "fake", namespaces=("default",), pod_ready_delay=0.1, termination_delay=0.05
     ) as fc:
-        base = [
-            *ADAPTER,
-            "--kubeconfig",
-            str(fc.kubeconfig),
-            "--context",
-            fc.context,
-            "-n",
-            "default",
-            "--kubectl",
-            str(wrapper),
-            "--node-id",
-            "7",
-            "--cache-dir",
-            str(work / "cache"),
-        ]
+        base = adapter_on(fc, work / "cache", "--kubectl", str(wrapper), "--node-id", "7")
         pid = "default/web-1"
         changed = SPEC | {"env": {"KEY": "changed"}}
 
@@ -207,9 +209,14 @@ def startup(repeat: int) -> list[tuple[str, float]]:
         "kubectl-adapter render": [*ADAPTER, "-n", "default", "render", "--spec", spec],
         "python -c pass": [sys.executable, "-c", "pass"],
     }
-    return [
-        (label, median_time(lambda argv=argv: sh(argv), repeat)) for label, argv in commands.items()
-    ]
+    # Interleaved rounds: a burst of load on this shared machine hits every command alike.
+    samples: dict[str, list[float]] = {label: [] for label in commands}
+    for _ in range(repeat):
+        for label, argv in commands.items():
+            started = time.perf_counter()
+            subprocess.run(argv, capture_output=True, check=False)
+            samples[label].append(time.perf_counter() - started)
+    return [(label, statistics.median(values)) for label, values in samples.items()]
 
 
 # -- 4. wait latency ----------------------------------------------------------------------------
@@ -221,17 +228,7 @@ def wait_latency(work: Path, rounds: int) -> dict[str, list[float]]:
     with FakeCluster(
         work / "fake-latency", namespaces=("default",), pod_ready_delay=1.0, termination_delay=0.05
     ) as fc:
-        base = [
-            *ADAPTER,
-            "--kubeconfig",
-            str(fc.kubeconfig),
-            "--context",
-            fc.context,
-            "-n",
-            "default",
-            "--cache-dir",
-            str(work / "cache-latency"),
-        ]
+        base = adapter_on(fc, work / "cache-latency")
         for i in range(rounds):
             name = f"lat-{i}"
             spec = SPEC | {"hostname": name, "containerId": f"9{i}"}
@@ -283,22 +280,32 @@ def main() -> int:
         )
         out(
             "| N deployments (+RS +pod each) | bytes | adapter s | json.load s | ratio | "
-            "µs per workload |\n|---|---|---|---|---|---|"
+            "µs per workload | marginal µs per workload |\n|---|---|---|---|---|---|---|"
         )
         scaling = parse_scaling(work, sizes, repeat)
+        previous: dict[str, Any] | None = None
         for row in scaling:
+            # Marginal: the cost of the workloads added since the previous size, which
+            # leaves out the fixed start-up that dominates small N.
+            marginal = (
+                (row["adapter"] - previous["adapter"]) / (row["n"] - previous["n"]) * 1e6
+                if previous
+                else float("nan")
+            )
             out(
                 f"| {row['n']:,} | {row['bytes']:,} | {row['adapter']:.3f} | {row['json']:.3f} | "
-                f"{row['ratio']:.2f} | {row['per_workload_us']:.0f} |"
+                f"{row['ratio']:.2f} | {row['per_workload_us']:.0f} | "
+                f"{'-' if previous is None else f'{marginal:.0f}'} |"
             )
+            previous = row
         rss = peak_memory(work, max(sizes))
         out(
             f"\nPeak RSS of `list` at N = {max(sizes):,}: {rss / 1024:.0f} MiB "
             f"(input {scaling[-1]['bytes'] / 2**20:.0f} MiB).\n"
         )
-        out(f"## CLI start-up (median of {max(10, repeat * 2)} runs)\n")
+        out(f"## CLI start-up (median of {max(21, repeat * 4)} interleaved runs)\n")
         out("| command | seconds | x kubectl version --client |\n|---|---|---|")
-        timings = startup(max(10, repeat * 2))
+        timings = startup(max(21, repeat * 4))
         kubectl_time = timings[0][1]
         for label, seconds in timings:
             out(f"| {label} | {seconds:.3f} | {seconds / kubectl_time:.2f} |")
@@ -332,10 +339,25 @@ _NOTES = """
 - `list` is one kubectl call (`get deployments,replicasets,pods -l …`) for any number of
   workloads; its objects are grouped by owner UID in one pass, so the cost per workload is flat.
 - The ratio's floor is the baseline itself: the adapter must parse the same bytes with the
-  same `json` module; what it adds is interpreter start-up with pydantic, reading kubectl's
-  pipe, the status rules per workload and writing the answer.
+  same `json` module. What it adds is reading kubectl's pipe, the status rules per workload
+  (about 0.1 ms each) and writing the answer; `list` imports no pydantic and runs with the
+  cyclic GC off (the baseline keeps it on, which is why the ratio can drop below 1 at
+  20,000: the GC rescans the parsed objects as they grow). Small N is dominated by the
+  fixed start-up of both processes.
+- `render` start-up is bounded by the interpreter (~35 ms), jinja2's import (~35 ms) and, in
+  this editable development install, the editable finder (~15 ms); it imports no pydantic
+  (`tests/test_startup.py` enforces that). The spec is validated by plain functions for this
+  reason.
 - Waits end on kubectl's watch (`rollout status`), not on a poll: latency is the watch event
   plus kubectl's and the CLI's own exit.
+- Targets for kubectl calls: `list` <= 2, `status` <= 2, `create` <= 4 (with the Pod IP),
+  `stop` <= 3 and `delete` <= 2 hold. `start` of a stopped workload and `reconfigure` of a
+  running one take 4, one over the target of 3: the first call is the ownership check that
+  must precede any write (a Deployment that is not this container's is never touched), and
+  the last is the read that finds the *new* Pod's IP after the rollout. Dropping either would
+  break a stated guarantee (safety, or `podIp` being the current Ready Pod's), so neither was
+  dropped. A stopped workload's reconfigure skips the final read (it has no Pod): 3 calls.
+- Waits longer than one 10 s slice add one `rollout status` and one read per extra slice.
 - Reproduce: `./dev bench` (full) or `.venv/bin/python benchmarks/run.py --quick`.
 """
 

@@ -352,6 +352,13 @@ class KubernetesProvider:
                 if rollback_on_failure and exc.type in ("RolloutFailed", "Timeout"):
                     raise self._rollback(pid, selector, exc) from exc
                 raise
+        if desired_replicas(after) == 0 and after.get("metadata", {}).get("generation"):
+            # Stopped: no pod to read an IP from, and the wait has just confirmed the new
+            # generation was observed, so the applied object says all there is (3 calls).
+            confirmed = copy.deepcopy(after)
+            status = confirmed.setdefault("status", {})
+            status["observedGeneration"] = confirmed["metadata"]["generation"]
+            return build_snapshot(confirmed, [], [])
         return self._snapshot_after(pid.namespace, pid.name, selector)
 
     def _rollback(self, pid: ProviderId, selector: str, failure: AdapterError) -> AdapterError:

@@ -12,11 +12,10 @@ import math
 import re
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import InvalidInput
 from .naming import DNS1123_RULE, LABEL_VALUE_RULE, is_dns1123_label, is_label_value
@@ -28,12 +27,13 @@ _MAX_CPUS = Decimal(2**63 - 1) / 1000
 _MAX_MEMORY_MB = (2**63 - 1) // 2**20
 
 
-@dataclass(frozen=True, slots=True)
-class ContainerSpec:
+class ContainerSpec(NamedTuple):
     """One Manager container, already validated: build it with ``parse_spec``/``load_spec``.
 
     The constructor itself does not validate (it is for code and tests that hold values
     known to be good); anything that comes from outside goes through ``parse_spec``.
+    A NamedTuple, not a dataclass: immutable all the same, and ``dataclasses`` (which pulls
+    in ``inspect``) would cost ``render`` a tenth of its start-up budget.
     """
 
     container_id: str
@@ -42,7 +42,7 @@ class ContainerSpec:
     image: str
     cpus: Decimal
     memory_mb: int
-    env: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str]
     entrypoint: tuple[str, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:

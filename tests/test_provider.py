@@ -639,8 +639,15 @@ def test_reconfigure_of_a_stopped_workload_keeps_it_stopped(fp: FakeProcess, clo
     after = deployment(replicas=0, available=None, generation=2, observed=2)
     snapshot, manifest = _reconfigure(fp, clock, before, after, SPEC | {"env": {"A": "b"}})
     assert "replicas" not in manifest
-    assert snapshot.status == "offline"
+    assert (snapshot.status, snapshot.replicas, snapshot.pod_ip) == ("offline", 0, None)
+    assert snapshot.observed_generation == snapshot.generation == 2
     assert not any("scale" in call for call in calls(fp))
+    # get, apply, rollout status: a stopped workload has no pod whose IP a read would find.
+    assert [next(a for a in c if a in ("get", "apply", "rollout")) for c in calls(fp)] == [
+        "get",
+        "apply",
+        "rollout",
+    ]
 
 
 def test_reconfigure_that_changes_nothing_makes_no_rollout(fp: FakeProcess, clock: Clock) -> None:
