@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import builtins
 import copy
-import json
 from typing import Any
 
 from .config import ClusterConfig
@@ -18,13 +17,11 @@ from .errors import (
     Unavailable,
 )
 from .models import (
-    Capabilities,
     CheckResult,
     DeleteResult,
     DryRunPlan,
     NetworkInfo,
     NodeInfo,
-    Permission,
     Snapshot,
 )
 from .naming import (
@@ -36,7 +33,6 @@ from .naming import (
     selector_string,
 )
 from .ownership import check_identity, check_ownership, is_managed
-from .permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS
 from .pods import current_ready_pod, pod_ip
 from .render import render_manifest
 from .runner import KubectlRunner, process_bound, wait_timeout_args
@@ -386,94 +382,14 @@ class KubernetesProvider:
 
     def check(self) -> CheckResult:
         """kubectl and API reachable, namespace present, and every permission, one by one."""
-        version = self.runner.run_json(["version", "-o", "json"]) or {}
-        namespace = self.namespace()
-        exists: bool | None
-        try:
-            exists = (
-                self.runner.run_json(
-                    ["get", "namespace", namespace, "--ignore-not-found", "-o", "json"]
-                )
-                is not None
-            )
-        except Forbidden:
-            exists = None
-        needs = [*NAMESPACED_NEEDS, *CLUSTER_NEEDS]
-        reviews = {
-            "apiVersion": "v1",
-            "kind": "List",
-            "items": [
-                {
-                    "apiVersion": "authorization.k8s.io/v1",
-                    "kind": "SelfSubjectAccessReview",
-                    "spec": {
-                        "resourceAttributes": {
-                            "namespace": "" if need in CLUSTER_NEEDS else namespace,
-                            "verb": need.verb,
-                            "group": need.group,
-                            "resource": need.resource,
-                            "subresource": need.subresource,
-                        }
-                    },
-                }
-                for need in needs
-            ],
-        }
-        answer = self.runner.run(["create", "-f", "-", "-o", "json"], stdin=json.dumps(reviews))
-        items = _json_documents(answer.stdout)
-        permissions = []
-        for need, item in zip(needs, items, strict=False):
-            status = item.get("status") or {}
-            permissions.append(
-                Permission(
-                    verb=need.verb,
-                    group=need.group,
-                    resource=need.resource,
-                    subresource=need.subresource,
-                    allowed=bool(status.get("allowed")),
-                    reason=status.get("reason") or status.get("evaluationError"),
-                    needed_for=list(need.needed_for),
-                )
-            )
-        missing = [
-            need.label
-            for need, perm in zip(needs, permissions, strict=False)
-            if not perm.allowed and need not in CLUSTER_NEEDS
-        ]
-        client = (version.get("clientVersion") or {}).get("gitVersion")
-        server = (version.get("serverVersion") or {}).get("gitVersion")
-        return CheckResult(
-            ok=bool(exists) and not missing and len(permissions) == len(needs),
-            kubectl=self.runner.binary,
-            client_version=client,
-            server_version=server,
-            context=self.config.context,
-            namespace=namespace,
-            namespace_exists=exists,
-            permissions=permissions,
-            missing_permissions=missing,
-            capabilities=Capabilities(),
-        )
+        from .cluster_checks import check_cluster
+
+        return check_cluster(self.runner, self.namespace(), self.config.context)
 
     def nodes(self) -> builtins.list[NodeInfo]:
-        data = self.runner.run_json(["get", "nodes", "-o", "json"]) or {}
-        result = []
-        for node in data.get("items") or []:
-            status = node.get("status", {})
-            ready = any(
-                c.get("type") == "Ready" and c.get("status") == "True"
-                for c in status.get("conditions") or []
-            )
-            result.append(
-                NodeInfo(
-                    name=node.get("metadata", {}).get("name", ""),
-                    ready=ready,
-                    capacity={k: str(v) for k, v in (status.get("capacity") or {}).items()},
-                    allocatable={k: str(v) for k, v in (status.get("allocatable") or {}).items()},
-                    kubelet_version=(status.get("nodeInfo") or {}).get("kubeletVersion"),
-                )
-            )
-        return result
+        from .cluster_checks import list_nodes
+
+        return list_nodes(self.runner)
 
     # -- argv pieces -------------------------------------------------------------------------
 
@@ -494,22 +410,3 @@ class KubernetesProvider:
 
     def _wait_args(self) -> builtins.list[str]:
         return wait_timeout_args(self.config.timeout)
-
-
-def _json_documents(text: str) -> builtins.list[dict[str, Any]]:
-    """kubectl ``create -f - -o json`` of a List prints one JSON object per item, back to back
-    (not a List); a single List is unpacked too."""
-    decoder = json.JSONDecoder()
-    documents: builtins.list[dict[str, Any]] = []
-    position = 0
-    while True:
-        while position < len(text) and text[position].isspace():
-            position += 1
-        if position >= len(text):
-            break
-        document, position = decoder.raw_decode(text, position)
-        if isinstance(document, dict) and document.get("kind") == "List":
-            documents.extend(document.get("items") or [])
-        elif isinstance(document, dict):
-            documents.append(document)
-    return documents

@@ -1,0 +1,134 @@
+"""``check`` and ``nodes``: is this node usable, and what is the cluster made of.
+
+``check`` asks everything in three kubectl calls: ``version`` (client and server), the
+namespace, and one ``create`` of a SelfSubjectAccessReview per permission the adapter needs
+(``kubectl auth can-i`` speaks protobuf and prints only yes/no, one permission per process).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .errors import Forbidden, InternalError
+from .models import Capabilities, CheckResult, NodeInfo, Permission
+from .permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS, Need
+from .runner import KubectlRunner
+
+
+def access_reviews(needs: list[Need], namespace: str) -> dict[str, Any]:
+    """One SelfSubjectAccessReview per permission, as a List for ``kubectl create -f -``."""
+    return {
+        "apiVersion": "v1",
+        "kind": "List",
+        "items": [
+            {
+                "apiVersion": "authorization.k8s.io/v1",
+                "kind": "SelfSubjectAccessReview",
+                "spec": {
+                    "resourceAttributes": {
+                        "namespace": "" if need in CLUSTER_NEEDS else namespace,
+                        "verb": need.verb,
+                        "group": need.group,
+                        "resource": need.resource,
+                        "subresource": need.subresource,
+                    }
+                },
+            }
+            for need in needs
+        ],
+    }
+
+
+def check_cluster(runner: KubectlRunner, namespace: str, context: str | None) -> CheckResult:
+    """kubectl and API reachable, namespace present, and every permission, one by one."""
+    version = runner.run_json(["version", "-o", "json"]) or {}
+    exists: bool | None
+    try:
+        exists = (
+            runner.run_json(["get", "namespace", namespace, "--ignore-not-found", "-o", "json"])
+            is not None
+        )
+    except Forbidden:
+        exists = None
+    needs = [*NAMESPACED_NEEDS, *CLUSTER_NEEDS]
+    answer = runner.run(
+        ["create", "-f", "-", "-o", "json"], stdin=json.dumps(access_reviews(needs, namespace))
+    )
+    items = _json_documents(answer.stdout)
+    permissions = []
+    for need, item in zip(needs, items, strict=False):
+        status = item.get("status") or {}
+        permissions.append(
+            Permission(
+                verb=need.verb,
+                group=need.group,
+                resource=need.resource,
+                subresource=need.subresource,
+                allowed=bool(status.get("allowed")),
+                reason=status.get("reason") or status.get("evaluationError"),
+                needed_for=list(need.needed_for),
+            )
+        )
+    missing = [
+        need.label
+        for need, perm in zip(needs, permissions, strict=False)
+        if not perm.allowed and need not in CLUSTER_NEEDS
+    ]
+    client = (version.get("clientVersion") or {}).get("gitVersion")
+    server = (version.get("serverVersion") or {}).get("gitVersion")
+    return CheckResult(
+        ok=bool(exists) and not missing and len(permissions) == len(needs),
+        kubectl=runner.binary,
+        client_version=client,
+        server_version=server,
+        context=context,
+        namespace=namespace,
+        namespace_exists=exists,
+        permissions=permissions,
+        missing_permissions=missing,
+        capabilities=Capabilities(),
+    )
+
+
+def list_nodes(runner: KubectlRunner) -> list[NodeInfo]:
+    data = runner.run_json(["get", "nodes", "-o", "json"]) or {}
+    result = []
+    for node in data.get("items") or []:
+        status = node.get("status", {})
+        ready = any(
+            c.get("type") == "Ready" and c.get("status") == "True"
+            for c in status.get("conditions") or []
+        )
+        result.append(
+            NodeInfo(
+                name=node.get("metadata", {}).get("name", ""),
+                ready=ready,
+                capacity={k: str(v) for k, v in (status.get("capacity") or {}).items()},
+                allocatable={k: str(v) for k, v in (status.get("allocatable") or {}).items()},
+                kubelet_version=(status.get("nodeInfo") or {}).get("kubeletVersion"),
+            )
+        )
+    return result
+
+
+def _json_documents(text: str) -> list[dict[str, Any]]:
+    """kubectl ``create -f - -o json`` of a List prints one JSON object per item, back to back
+    (not a List); a single List is unpacked too."""
+    decoder = json.JSONDecoder()
+    documents: list[dict[str, Any]] = []
+    position = 0
+    while True:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if position >= len(text):
+            break
+        try:
+            document, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as exc:
+            raise InternalError(f"kubectl create printed output that is not JSON: {exc}") from None
+        if isinstance(document, dict) and document.get("kind") == "List":
+            documents.extend(document.get("items") or [])
+        elif isinstance(document, dict):
+            documents.append(document)
+    return documents
