@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.fakecluster import FakeCluster  # noqa: E402
-from tests.k8s_objects import deployment, kubectl_list, pod, replicaset  # noqa: E402
+from tests.k8s_objects import kubectl_list, running_workloads  # noqa: E402
 
 ADAPTER = [sys.executable, "-m", "kubectl_adapter"]
 # Small requests, so 50 workloads fit on the fake's one 4-CPU node.
@@ -137,12 +137,7 @@ def _verb(line: str) -> str:
 
 
 def canned_list(n: int) -> str:
-    items: list[dict[str, Any]] = []
-    for i in range(n):
-        dep = deployment(f"web-{i}", container_id=str(i), uid=f"uid-{i}")
-        rs = replicaset(dep, f"h{i:09d}")
-        items += [dep, rs, pod(rs, ip=f"10.244.{i // 250 % 256}.{i % 250}")]
-    return kubectl_list(items)
+    return kubectl_list(running_workloads(n))
 
 
 def parse_scaling(work: Path, sizes: list[int], repeat: int) -> list[dict[str, Any]]:

@@ -272,3 +272,13 @@ def kubectl_list(items: list[dict[str, Any]]) -> str:
 
 def kubectl_object(obj: dict[str, Any]) -> str:
     return json.dumps(obj, indent=4) + "\n"
+
+
+def running_workloads(n: int) -> list[dict[str, Any]]:
+    """N running workloads (Deployment + ReplicaSet + Ready Pod each), as `list` reads them."""
+    items: list[dict[str, Any]] = []
+    for i in range(n):
+        dep = deployment(f"web-{i}", container_id=str(i), uid=f"uid-{i}")
+        rs = replicaset(dep, f"h{i:09d}")
+        items += [dep, rs, pod(rs, ip=f"10.244.{i // 250 % 256}.{i % 250}")]
+    return items

@@ -27,6 +27,7 @@ from .k8s_objects import (
     kubectl_object,
     pod,
     replicaset,
+    running_workloads,
 )
 
 K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
@@ -359,12 +360,7 @@ def test_status_rejects_a_bad_provider_id_before_any_call(fp: FakeProcess) -> No
 
 
 def _many(n: int) -> str:
-    items: list[dict[str, Any]] = []
-    for i in range(n):
-        dep = deployment(f"web-{i}", container_id=str(i), uid=f"uid-{i}")
-        rs = replicaset(dep, f"h{i:09d}")
-        items += [dep, rs, pod(rs, ip=f"10.244.{i // 250}.{i % 250}")]
-    return kubectl_list(items)
+    return kubectl_list(running_workloads(n))
 
 
 LIST = [
