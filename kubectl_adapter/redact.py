@@ -75,6 +75,30 @@ def register_secret(value: str) -> None:
         _known_secrets.add(value)
 
 
+_KUBECONFIG_SECRET = re.compile(
+    r"^[ \t-]*(?:token|id-token|refresh-token|access-token|password|client-key-data"
+    r"|client-certificate-data)[ \t]*:[ \t]*[\"']?([^\s\"']+)",
+    re.M,
+)
+
+
+def register_kubeconfig_secrets(paths: list[str]) -> None:
+    """Register the credential values written in these kubeconfig files.
+
+    The patterns catch ``token: x`` and bearer headers; a bare token that an error message
+    repeats without its key (a plugin's output, a URL) is caught only by its exact value.
+    Unreadable files are skipped: kubectl itself reports a missing kubeconfig.
+    """
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read(1 << 20)
+        except OSError:
+            continue
+        for match in _KUBECONFIG_SECRET.finditer(text):
+            register_secret(match.group(1))
+
+
 def redact(text: str) -> str:
     """Return ``text`` with every credential we can recognise replaced by ``[REDACTED]``."""
     if not text:

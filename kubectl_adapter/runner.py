@@ -21,7 +21,7 @@ from typing import IO, Any, NamedTuple
 from .config import ClusterConfig
 from .errors import ConfigurationError, InternalError
 from .kubectl_errors import classify
-from .redact import redact
+from .redact import redact, register_kubeconfig_secrets
 
 log = logging.getLogger("kubectl_adapter")
 
@@ -121,6 +121,9 @@ class KubectlRunner:
             log.info("+ %s", shown)
         bound = timeout if timeout is not None else self.config.call_timeout
         returncode, stdout, stderr = self._execute(argv, stdin, bound, stream)
+        if returncode != 0 or (self.config.verbose and stderr.strip()):
+            # Before any message is built: kubectl's stderr may repeat a credential bare.
+            register_kubeconfig_secrets(self._kubeconfig_paths())
         if returncode is None:
             error = classify(shown, -1, stderr, timed_out=True)
             error.details["timeoutSeconds"] = bound
@@ -132,6 +135,16 @@ class KubectlRunner:
         if stderr.strip() and self.config.verbose:
             log.info("kubectl stderr: %s", redact(stderr.strip()))
         return KubectlResult(argv, returncode, stdout, stderr)
+
+    def _kubeconfig_paths(self) -> list[str]:
+        """The kubeconfig files kubectl reads: ``--kubeconfig``, else ``$KUBECONFIG``'s list,
+        else ``~/.kube/config``."""
+        if self.config.kubeconfig:
+            return [self.config.kubeconfig]
+        env = os.environ.get("KUBECONFIG")
+        if env:
+            return [path for path in env.split(os.pathsep) if path]
+        return [os.path.expanduser("~/.kube/config")]
 
     def context_namespace(self) -> str:
         """``-n``, else the context's namespace, else ``default``: the namespace kubectl would use.

@@ -16,7 +16,7 @@ from pytest_subprocess import FakeProcess
 from kubectl_adapter import cli
 from kubectl_adapter import redact as redact_module
 from kubectl_adapter.config import ClusterConfig
-from kubectl_adapter.errors import InternalError, Unauthorized, Unavailable
+from kubectl_adapter.errors import AdapterError, InternalError, Unauthorized, Unavailable
 from kubectl_adapter.kubectl_errors import classify
 from kubectl_adapter.redact import MASK, redact, redact_value, register_secret
 from kubectl_adapter.runner import KubectlRunner
@@ -354,3 +354,25 @@ def test_an_unexpected_bug_with_a_secret_in_its_text_is_redacted() -> None:
     error = classify(f"kubectl --token={STATIC} get pods", 1, f"panic: token: {STATIC}\n")
     assert type(error) is InternalError
     assert_clean(json.dumps(error.to_json()))
+
+
+def test_a_bare_kubeconfig_token_is_masked_once_kubectl_fails(
+    tmp_path: Path, fp: FakeProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A static token repeated without its key (no pattern can see it) is masked by value."""
+    token = "q7Zx2mLk9PwR4tYv8NbC"  # not a JWT, no "token:" prefix where kubectl prints it
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        f"apiVersion: v1\nkind: Config\nusers:\n  - name: u\n    user:\n      token: {token}\n"
+    )
+    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", lambda name: name)
+    fp.register(
+        ["kubectl", "--kubeconfig", str(kubeconfig), fp.any()],
+        stderr=f"error: exec plugin said: credential {token} rejected\n",
+        returncode=1,
+    )
+    runner = KubectlRunner(ClusterConfig(kubeconfig=str(kubeconfig)))
+    assert token in redact(f"credential {token} rejected")  # no pattern could catch it
+    with pytest.raises(AdapterError) as info:
+        runner.run(["get", "nodes"])
+    assert token not in json.dumps(info.value.to_json())
