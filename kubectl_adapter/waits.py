@@ -11,6 +11,7 @@ is not such a failure: the next slice ends when the grace does, and the read aft
 from __future__ import annotations
 
 from collections.abc import Callable
+from math import ceil
 from time import monotonic
 from typing import Any
 
@@ -70,7 +71,8 @@ def wait_rollout(
             )
         next_slice = slice_seconds
         if check.recheck_in is not None:
-            next_slice = min(slice_seconds, check.recheck_in + 0.5)
+            # kubectl takes whole seconds: end the slice just after the grace does.
+            next_slice = min(slice_seconds, ceil(check.recheck_in) + 1.0)
 
 
 def _enrich(

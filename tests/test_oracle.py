@@ -191,7 +191,9 @@ def test_status_command(
     _check(case, "status command", snapshot.status)
 
 
-def test_agreement_figure(request: pytest.FixtureRequest) -> None:
+def test_agreement_figure(
+    request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
+) -> None:
     """All scored cases agree on both paths; the figure is printed in the test summary."""
     data = _require_oracle()
     scored = [case for case in data["cases"] if case["expected"] is not None]
@@ -208,8 +210,7 @@ def test_agreement_figure(request: pytest.FixtureRequest) -> None:
         f"{len(scored)}; disputed: {len(DISPUTED)}"
     )
     request.node.user_properties.append(("agreement", line))
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        reporter.write_line("\n" + line)
+    with capsys.disabled():
+        print("\n" + line)
     assert not wrong, line + f"; disagreeing: {wrong}"
     assert figures == {"list": len(undisputed), "status": len(undisputed)}
