@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from kubectl_adapter.clock import parse_time
 from kubectl_adapter.pods import (
     current_ready_pod,
     is_failing_wait_reason,
@@ -177,3 +178,18 @@ def test_one_index_serves_many_deployments() -> None:
     index = OwnerIndex([rs_a, rs_b], [pod(rs_a), pod(rs_b, "bbbbb")])
     assert [p["metadata"]["name"] for p in index.owned_by(b).pods] == ["b-bbbbbbbbbb-bbbbb"]
     assert index.owned_by(deployment("c", uid="uc")) == ([], [], None, [])
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2026-11-30T00:00:01Z", datetime(2026, 11, 30, 0, 0, 1, tzinfo=UTC)),
+        ("2026-11-30T00:00:01.250000Z", datetime(2026, 11, 30, 0, 0, 1, 250000, tzinfo=UTC)),
+        ("2026-11-30T00:00:01", datetime(2026, 11, 30, 0, 0, 1, tzinfo=UTC)),
+        ("yesterday", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_kubernetes_timestamps(text: str | None, expected: datetime | None) -> None:
+    assert parse_time(text) == expected
