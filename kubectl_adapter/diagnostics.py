@@ -6,9 +6,12 @@ turns the objects read after the failure into the message an operator can act on
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from .pods import describe_failure, newest_replicaset, pod_failures, pods_of
+from . import clock
+from .pods import describe_failure, pod_failures, pod_notes
+from .selection import select_owned
 from .status import desired_replicas
 
 MAX_EVENTS = 8
@@ -82,14 +85,17 @@ def explain(
     replicasets: list[dict[str, Any]],
     pods: list[dict[str, Any]],
     events: list[dict[str, Any]],
+    *,
+    now: datetime | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """A one-paragraph reason and the structured details behind it."""
     if deployment is None:
         return "the deployment no longer exists", {"deployment": None}
     meta, status = deployment.get("metadata", {}), deployment.get("status") or {}
     name = meta.get("name", "?")
-    newest = newest_replicaset(deployment, replicasets)
-    new_pods = pods_of(newest, pods) if newest is not None else pods
+    owned = select_owned(deployment, replicasets, pods)
+    newest, new_pods = owned.newest, owned.newest_pods
+    now = now or clock.utc_now()
     conditions = [
         {k: c.get(k) for k in ("type", "status", "reason", "message") if c.get(k) is not None}
         for c in status.get("conditions") or []
@@ -103,18 +109,24 @@ def explain(
         f"{status.get('updatedReplicas', 0)}/{desired} updated, "
         f"generation {meta.get('generation', 0)} observed {status.get('observedGeneration', 0)}"
     ]
+    if (deployment.get("spec") or {}).get("paused"):
+        parts.append("rollout paused (spec.paused)")
     for cond in conditions:
-        if cond.get("status") != "True" or cond.get("reason") == "ProgressDeadlineExceeded":
+        failing = cond.get("reason") == "ProgressDeadlineExceeded" or (
+            cond.get("type") == "ReplicaFailure" and cond.get("status") == "True"
+        )
+        if cond.get("status") != "True" or failing:
             parts.append(
                 f"{cond.get('type')}={cond.get('status')} {cond.get('reason', '')}: "
                 f"{cond.get('message', '')}".rstrip(": ")
             )
-    failures = pod_failures(new_pods)
+    failures = pod_failures(new_pods, now)
     parts.extend(describe_failure(failure) for failure in failures)
     if not failures:
         for pod in new_pods:
             phase = pod.get("status", {}).get("phase", "Unknown")
             parts.append(f"pod {pod.get('metadata', {}).get('name')}: {phase}")
+        parts.extend(pod_notes(new_pods, now))
     parts.extend(f"event {e['reason']} on {e['object']}: {e['message']}" for e in warnings[-3:])
     details = {
         "deployment": name,

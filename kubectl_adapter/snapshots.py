@@ -1,19 +1,23 @@
 """Kubernetes objects -> provider-neutral snapshots (pure; linear in the number of objects).
 
-The builders return the wire document (camelCase dict) that ``models.Snapshot`` describes;
-``build_*`` wrap them in the pydantic model for the Python API. ``list`` prints the
-documents directly: on thousands of workloads, importing pydantic and validating each item
-would cost more than parsing kubectl's output (see docs/performance.md).
+``list`` and ``status`` pick a Deployment's ReplicaSets and Pods with the same owner-checked
+selection (``selection.py``) and judge them with the same rules; the builders read the clock
+only when the caller passes no ``now``. They return the wire document (camelCase dict) that
+``models.Snapshot`` describes; ``build_*`` wrap them in the pydantic model for the Python API.
+``list`` prints the documents directly: on thousands of workloads, importing pydantic and
+validating each item would cost more than parsing kubectl's output (see docs/performance.md).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from . import clock
 from .naming import CONTAINER_ID_LABEL, CONTAINER_NAME, NODE_ID_LABEL, ProviderId
-from .pods import newest_replicaset, pod_ip, ready_pod_among
+from .pods import current_ready_pod_of, pod_ip
 from .quantities import parse_cpu_quantity, parse_memory_mb
+from .selection import Owned, OwnerIndex, select_owned
 from .status import Status, StatusResult, deployment_status, desired_replicas
 
 if TYPE_CHECKING:
@@ -36,17 +40,14 @@ def _int(value: Any) -> int:
 
 
 def _document(
-    deployment: Document,
-    pods: list[Document],
-    ready_pod: Document | None,
-    result: StatusResult | None,
+    deployment: Document, owned: Owned, result: StatusResult | None, now: datetime
 ) -> Document:
     meta, status = deployment.get("metadata") or {}, deployment.get("status") or {}
     labels = meta.get("labels") or {}
     namespace, name = meta.get("namespace", ""), meta.get("name", "")
     provider_id = f"{namespace}/{name}"
-    result = result or deployment_status(deployment, pods)
-    ip = pod_ip(ready_pod)
+    result = result or deployment_status(deployment, owned.pods, now=now)
+    ip = pod_ip(current_ready_pod_of(owned))
     container = _main_container(deployment)
     limits = (container.get("resources") or {}).get("limits") or {}
     cpu = parse_cpu_quantity(str(limits["cpu"])) if "cpu" in limits else None
@@ -80,10 +81,13 @@ def snapshot_document(
     replicasets: list[Document],
     pods: list[Document],
     result: StatusResult | None = None,
+    *,
+    now: datetime | None = None,
 ) -> Document:
-    """One snapshot document from the Deployment and the ReplicaSets/Pods it owns."""
-    newest = newest_replicaset(deployment, replicasets)
-    return _document(deployment, pods, ready_pod_among(newest, pods), result)
+    """One snapshot document from the Deployment and the ReplicaSets/Pods read by its labels
+    (only those it owns count)."""
+    owned = select_owned(deployment, replicasets, pods)
+    return _document(deployment, owned, result, now or clock.utc_now())
 
 
 def placeholder_document(pid: ProviderId, status: Status, message: str) -> Document:
@@ -129,43 +133,21 @@ def split_kinds(
     return deployments, replicasets, pods
 
 
-def _key(obj: Document) -> str:
-    meta = obj.get("metadata") or {}
-    return str(meta.get("uid") or meta.get("name"))
-
-
-def _owner_key(obj: Document, kind: str) -> str | None:
-    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
-        if ref.get("kind") == kind:
-            return str(ref.get("uid") or ref.get("name"))
-    return None
-
-
 def snapshot_documents(
-    deployments: list[Document], replicasets: list[Document], pods: list[Document]
+    deployments: list[Document],
+    replicasets: list[Document],
+    pods: list[Document],
+    *,
+    now: datetime | None = None,
 ) -> list[Document]:
     """Snapshots for many Deployments at once, sorted by provider ID.
 
     Objects are grouped by owner first (pods by ReplicaSet, ReplicaSets by Deployment), so
     the cost is linear in the number of objects, never deployments x pods.
     """
-    rs_by_deployment: dict[str, list[Document]] = defaultdict(list)
-    for rs in replicasets:
-        owner = _owner_key(rs, "Deployment")
-        if owner is not None:
-            rs_by_deployment[owner].append(rs)
-    pods_by_rs: dict[str, list[Document]] = defaultdict(list)
-    for pod in pods:
-        owner = _owner_key(pod, "ReplicaSet")
-        if owner is not None:
-            pods_by_rs[owner].append(pod)
-    documents = []
-    for deployment in deployments:
-        owned = rs_by_deployment.get(_key(deployment), [])
-        own_pods = [pod for rs in owned for pod in pods_by_rs.get(_key(rs), [])]
-        newest = newest_replicaset(deployment, owned)
-        ready = ready_pod_among(newest, pods_by_rs.get(_key(newest), []) if newest else [])
-        documents.append(_document(deployment, own_pods, ready, None))
+    index = OwnerIndex(replicasets, pods)
+    moment = now or clock.utc_now()
+    documents = [_document(d, index.owned_by(d), None, moment) for d in deployments]
     documents.sort(key=lambda doc: str(doc["providerId"]))
     return documents
 
@@ -178,20 +160,26 @@ def build_snapshot(
     replicasets: list[Document],
     pods: list[Document],
     result: StatusResult | None = None,
+    *,
+    now: datetime | None = None,
 ) -> Snapshot:
     from .models import Snapshot
 
-    return Snapshot.model_validate(snapshot_document(deployment, replicasets, pods, result))
+    document = snapshot_document(deployment, replicasets, pods, result, now=now)
+    return Snapshot.model_validate(document)
 
 
 def build_snapshots(
-    deployments: list[Document], replicasets: list[Document], pods: list[Document]
+    deployments: list[Document],
+    replicasets: list[Document],
+    pods: list[Document],
+    *,
+    now: datetime | None = None,
 ) -> list[Snapshot]:
     from .models import Snapshot
 
-    return [
-        Snapshot.model_validate(doc) for doc in snapshot_documents(deployments, replicasets, pods)
-    ]
+    documents = snapshot_documents(deployments, replicasets, pods, now=now)
+    return [Snapshot.model_validate(doc) for doc in documents]
 
 
 def placeholder_snapshot(pid: ProviderId, status: Status, message: str) -> Snapshot:

@@ -3,18 +3,23 @@
 ``kubectl rollout status`` returns the moment the rollout completes (it watches), but it never
 notices a pod stuck in ImagePullBackOff or CrashLoopBackOff: it would wait out the whole
 timeout. So the wait runs in slices; between slices one read looks for failures that will
-not heal, and the wait ends early with RolloutFailed when it finds one.
+not heal, and the wait ends early with RolloutFailed when it finds one (or when the
+Deployment says ReplicaFailure: no Pod can be created). An Unschedulable Pod still in its grace
+is not such a failure: the next slice ends when the grace does, and the read after it decides.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from math import ceil
 from time import monotonic
 from typing import Any
 
+from . import clock
 from .errors import AdapterError, RolloutFailed, Timeout
-from .pods import describe_failure, newest_replicaset, pod_failures, pods_of
 from .runner import KubectlRunner, process_bound, wait_timeout_args
+from .selection import select_owned
+from .status import rollout_check
 
 SLICE_SECONDS = 10.0
 
@@ -34,9 +39,10 @@ def wait_rollout(
 ) -> None:
     """Wait until the Deployment's rollout is complete, at most ``timeout`` seconds."""
     deadline = monotonic() + timeout
+    next_slice = slice_seconds
     while True:
         remaining = deadline - monotonic()
-        step = max(1.0, min(remaining, slice_seconds))
+        step = max(1.0, min(remaining, next_slice))
         try:
             runner.run(
                 ["rollout", "status", f"deployment/{name}", *wait_timeout_args(step)],
@@ -54,15 +60,19 @@ def wait_rollout(
         deployment, replicasets, pods = read()
         if deployment is None:
             raise RolloutFailed(f"deployment {namespace}/{name} was deleted during the wait")
-        newest = newest_replicaset(deployment, replicasets)
-        failures = pod_failures(pods_of(newest, pods) if newest is not None else pods)
-        if failures:
+        check = rollout_check(
+            deployment, select_owned(deployment, replicasets, pods), now=clock.utc_now()
+        )
+        if check.failure is not None:
             message, details = explain()
             raise RolloutFailed(
-                f"rollout of {namespace}/{name} cannot succeed: {describe_failure(failures[0])}"
-                f" | {message}",
+                f"rollout of {namespace}/{name} cannot succeed: {check.failure} | {message}",
                 details,
             )
+        next_slice = slice_seconds
+        if check.recheck_in is not None:
+            # kubectl takes whole seconds: end the slice just after the grace does.
+            next_slice = min(slice_seconds, ceil(check.recheck_in) + 1.0)
 
 
 def _enrich(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from kubectl_adapter.diagnostics import explain, relevant_events
 
 from .k8s_objects import condition, deployment, event, pod, replicaset
@@ -69,3 +71,21 @@ def test_relevant_events_keeps_the_most_recent() -> None:
     ]
     picked = relevant_events(events, {"p"}, limit=3)
     assert [e["message"] for e in picked] == ["n17", "n18", "n19"]
+
+
+def test_explain_says_paused_replica_failure_and_the_unschedulable_grace() -> None:
+    dep = deployment(
+        available=None,
+        conditions=[condition("ReplicaFailure", "True", "FailedCreate", "exceeded quota: pods")],
+    )
+    dep["spec"]["paused"] = True
+    rs = replicaset(dep)
+    stuck = pod(rs, ready=False, ip=None, phase="Pending", unschedulable="0/1 nodes")
+    stuck["status"]["conditions"][0]["lastTransitionTime"] = "2026-11-30T00:59:55Z"
+    message, details = explain(
+        dep, [rs], [stuck], [], now=datetime(2026, 11, 30, 1, 0, 0, tzinfo=UTC)
+    )
+    assert "rollout paused (spec.paused)" in message
+    assert "ReplicaFailure=True FailedCreate: exceeded quota: pods" in message
+    assert "unschedulable, failed in 10s unless scheduled: 0/1 nodes" in message
+    assert details["pods"][0]["scheduling"]["reason"] == "Unschedulable"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from kubectl_adapter.models import Snapshot
-from kubectl_adapter.snapshots import snapshot_documents, split_kinds
+from kubectl_adapter.snapshots import snapshot_document, snapshot_documents, split_kinds
 
 from .k8s_objects import condition, deployment, kubectl_list, pod, replicaset
 
@@ -68,6 +68,48 @@ def test_pods_of_another_deployment_never_leak_in() -> None:
     rs_a, rs_b = replicaset(a, "aaaaaaaaaa"), replicaset(b, "bbbbbbbbbb")
     documents = snapshot_documents([a, b], [rs_a, rs_b], [pod(rs_b, ip="10.244.9.9")])
     assert [d["podIp"] for d in documents] == [None, "10.244.9.9"]
+
+
+def _recreated_with_orphans() -> list[dict[str, Any]]:
+    """web-4 deleted with --cascade=orphan and created again: the earlier ReplicaSet and its
+    failing Pod keep the same names and labels; only their owner UIDs tell them apart."""
+    earlier = deployment("web-4", container_id="4", uid="u4-earlier")
+    earlier_rs = replicaset(earlier, "old4444444")
+    earlier_rs["metadata"]["uid"] = "uid-rs-earlier-web-4"
+    current = deployment(
+        "web-4",
+        container_id="4",
+        uid="u4",
+        available=None,
+        conditions=[condition("Available", "False", "MinimumReplicasUnavailable")],
+    )
+    current_rs = replicaset(current, "new4444444")
+    failing = ("ImagePullBackOff", 'Back-off pulling image "old"')
+    return [
+        current,
+        earlier_rs,
+        current_rs,
+        pod(earlier_rs, "orphn", ready=False, ip=None, phase="Pending", waiting=failing),
+        pod(current_rs, "fresh", ready=False, ip=None, phase="Pending"),
+    ]
+
+
+def test_orphaned_pods_of_an_earlier_deployment_never_decide() -> None:
+    (document,) = snapshot_documents(*split_kinds(_recreated_with_orphans()))
+    assert (document["status"], document["message"]) == (
+        "creating",
+        "0/1 available; pod(s) Pending",
+    )
+
+
+def test_list_and_status_build_the_same_document() -> None:
+    """One selection and one set of rules: status, given everything its label read returns,
+    says exactly what list says about the same Deployment."""
+    deployments, replicasets, pods = split_kinds(_objects() + _recreated_with_orphans())
+    listed = {d["providerId"]: d for d in snapshot_documents(deployments, replicasets, pods)}
+    for dep in deployments:
+        alone = snapshot_document(dep, replicasets, pods)
+        assert alone == listed[alone["providerId"]]
 
 
 def test_cli_list_prints_documents_without_importing_pydantic(tmp_path: Path) -> None:

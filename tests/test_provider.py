@@ -7,11 +7,13 @@ realistic stdout/stderr, so an extra or missing call fails the test.
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from pytest_subprocess import FakeProcess
 
+from kubectl_adapter import clock as clock_module
 from kubectl_adapter import errors, waits
 from kubectl_adapter.config import ClusterConfig
 from kubectl_adapter.models import DryRunPlan, Snapshot
@@ -270,6 +272,60 @@ def test_create_progress_deadline_is_rollout_failed(fp: FakeProcess, clock: Cloc
         make_provider().create(parse_spec(SPEC))
 
 
+def test_create_waits_out_the_unschedulable_grace(
+    fp: FakeProcess, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unschedulable is often transient: the wait ends only once the pod has been
+    unschedulable for 15 s, with a slice cut to end just after the grace."""
+    scheduler_said_no = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+    # The wall clock moves with the fake waits; the scheduler answered 1 s after the apply.
+    monkeypatch.setattr(
+        clock_module, "utc_now", lambda: scheduler_said_no + timedelta(seconds=clock() - 999)
+    )
+    dep = deployment(available=None, conditions=[])
+    rs = replicaset(dep)
+    stuck = pod(rs, ready=False, ip=None, phase="Pending", unschedulable="0/1 nodes are available")
+    stuck["status"]["conditions"][0]["lastTransitionTime"] = "2026-11-30T12:00:00Z"
+    fp.register(GET, stdout="")
+    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
+    fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
+    fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # 11 s: inside the grace
+    fp.register([*rollout()[:-1], "--timeout=5s"], stderr=TIMED_OUT, returncode=1)
+    fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # 16 s: past it
+    fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # diagnostics
+    fp.register(EVENTS, stdout=kubectl_list([]))
+    with pytest.raises(errors.RolloutFailed, match="Unschedulable") as info:
+        make_provider(timeout=300).create(parse_spec(SPEC))
+    assert "(unschedulable for 16s)" in info.value.message
+    assert clock() - 1000.0 == 15
+
+
+def test_create_stops_on_replica_failure(fp: FakeProcess, clock: Clock) -> None:
+    quota = (
+        'pods "web-1-5d8f7c9b6d-x7k2p" is forbidden: exceeded quota: compute, requested: '
+        "limits.cpu=1, used: limits.cpu=2, limited: limits.cpu=2"
+    )
+    dep = deployment(
+        available=None,
+        conditions=[
+            condition("Progressing", "True", "ReplicaSetUpdated"),
+            condition("ReplicaFailure", "True", "FailedCreate", quota),
+        ],
+    )
+    rs = replicaset(dep)
+    fp.register(GET, stdout="")
+    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
+    fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
+    fp.register(READ, stdout=kubectl_list([dep, rs]))  # failure detection
+    fp.register(READ, stdout=kubectl_list([dep, rs]))  # diagnostics
+    fp.register(EVENTS, stdout=kubectl_list([]))
+    with pytest.raises(errors.RolloutFailed) as info:
+        make_provider(timeout=300).create(parse_spec(SPEC))
+    assert f"cannot succeed: ReplicaFailure FailedCreate: {quota} |" in info.value.message
+    assert "ReplicaFailure=True FailedCreate" in info.value.message  # the diagnostics too
+    assert clock() - 1000.0 == 10
+
+
 def test_create_dry_run_runs_nothing(fp: FakeProcess) -> None:
     plan = make_provider(dry_run=True).create(parse_spec(SPEC))
     assert isinstance(plan, DryRunPlan)
@@ -329,6 +385,20 @@ def test_status_of_a_foreign_deployment_is_missing(fp: FakeProcess) -> None:
     snapshot = make_provider().status("testns/web-1")
     assert snapshot.status == "missing"
     assert "not managed by Manager" in snapshot.message
+
+
+def test_status_judges_only_the_pods_the_deployment_owns(fp: FakeProcess) -> None:
+    """An earlier web-1, deleted with --cascade=orphan, left a failing Pod with the same
+    labels: the label read returns it, the owner check drops it (as list does)."""
+    earlier_rs = replicaset(deployment(uid="uid-earlier"), "old1111111")
+    earlier_rs["metadata"]["uid"] = "uid-rs-earlier"
+    orphan = pod(earlier_rs, ready=False, ip=None, phase="Pending", waiting=("ErrImagePull", "x"))
+    dep = deployment(available=None, conditions=[])
+    rs = replicaset(dep, "new2222222")
+    fp.register(GET, stdout=kubectl_object(dep))
+    fp.register(OWNED, stdout=kubectl_list([earlier_rs, rs, orphan, pod(rs, ready=False)]))
+    snapshot = make_provider().status("testns/web-1")
+    assert (snapshot.status, snapshot.message) == ("creating", "0/1 available; pod(s) Running")
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from kubectl_adapter.pods import UNSCHEDULABLE_GRACE_SECONDS
 from tests.e2e.conftest import Cluster, Result, concurrently, selector, spec
 from tests.fakecluster import FakeCluster
 
@@ -348,7 +349,8 @@ def test_unschedulable_fails_naming_insufficient_cpu(cluster: Cluster, rollouts:
     error = failed(create, "RolloutFailed", "Timeout")
     assert "Unschedulable" in error["message"]
     assert "Insufficient cpu" in error["message"]
-    assert create.seconds < detection_bound(cluster), create.seconds
+    # Unschedulable is a failure only after its grace: a second, shorter slice.
+    assert create.seconds < detection_bound(cluster) + UNSCHEDULABLE_GRACE_SECONDS, create.seconds
     if cluster.fake is not None:
         assert error["type"] == "RolloutFailed"
     assert error["details"]["pods"][0]["scheduling"]["reason"] == "Unschedulable"

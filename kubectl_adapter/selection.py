@@ -1,0 +1,98 @@
+"""Which ReplicaSets and Pods belong to a Deployment: the one selection every path uses.
+
+A label selector is not ownership: the Pods of an earlier Deployment of the same name (left
+behind by an orphaning delete) carry the same labels. Ownership is the controller's
+``ownerReferences`` chain, Deployment -> ReplicaSet UID -> Pod, matched by UID; by name only
+when a reference carries no UID. ``list`` indexes every object once (linear in the number of
+objects); ``status``, the waits and the diagnostics select over one workload's objects with the
+same index, so all of them judge the same Pods.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, NamedTuple
+
+Document = dict[str, Any]
+REVISION_ANNOTATION = "deployment.kubernetes.io/revision"
+_Key = tuple[str, str]
+
+
+class Owned(NamedTuple):
+    replicasets: list[Document]
+    pods: list[Document]
+    newest: Document | None
+    newest_pods: list[Document]
+
+
+def _controller_ref(obj: Document, kind: str) -> Document | None:
+    """The controlling reference of that kind (the first of that kind when none says so)."""
+    refs = [r for r in (obj.get("metadata") or {}).get("ownerReferences") or [] if r]
+    of_kind = [r for r in refs if r.get("kind") == kind]
+    return next((r for r in of_kind if r.get("controller")), of_kind[0] if of_kind else None)
+
+
+def _ref_key(ref: Document) -> _Key:
+    uid = ref.get("uid")
+    return ("uid", str(uid)) if uid else ("name", str(ref.get("name", "")))
+
+
+def _owner_keys(owner: Document) -> list[_Key]:
+    """The keys a child's reference to ``owner`` may carry: its UID, or its name when the
+    reference has no UID (never the name when both sides have UIDs: that is the orphan case)."""
+    meta = owner.get("metadata") or {}
+    keys: list[_Key] = [("name", str(meta.get("name", "")))]
+    if meta.get("uid"):
+        keys.insert(0, ("uid", str(meta["uid"])))
+    return keys
+
+
+def revision(replicaset: Document) -> int:
+    annotations = (replicaset.get("metadata") or {}).get("annotations") or {}
+    try:
+        return int(annotations.get(REVISION_ANNOTATION, "0"))
+    except (TypeError, ValueError):
+        return 0
+
+
+def _newest(replicasets: list[Document]) -> Document | None:
+    if not replicasets:
+        return None
+    return max(
+        replicasets,
+        key=lambda rs: (revision(rs), (rs.get("metadata") or {}).get("creationTimestamp") or ""),
+    )
+
+
+class OwnerIndex:
+    """ReplicaSets grouped by owning Deployment and Pods by owning ReplicaSet, built once."""
+
+    def __init__(self, replicasets: list[Document], pods: list[Document]) -> None:
+        self._replicasets: dict[_Key, list[Document]] = defaultdict(list)
+        self._pods: dict[_Key, list[Document]] = defaultdict(list)
+        for rs in replicasets:
+            ref = _controller_ref(rs, "Deployment")
+            if ref is not None:
+                self._replicasets[_ref_key(ref)].append(rs)
+        for pod in pods:
+            ref = _controller_ref(pod, "ReplicaSet")
+            if ref is not None:
+                self._pods[_ref_key(ref)].append(pod)
+
+    def _children(self, table: dict[_Key, list[Document]], owner: Document) -> list[Document]:
+        found: list[Document] = []
+        for key in _owner_keys(owner):
+            found.extend(table.get(key, ()))
+        return found
+
+    def owned_by(self, deployment: Document) -> Owned:
+        replicasets = self._children(self._replicasets, deployment)
+        pods = [pod for rs in replicasets for pod in self._children(self._pods, rs)]
+        newest = _newest(replicasets)
+        newest_pods = self._children(self._pods, newest) if newest is not None else []
+        return Owned(replicasets, pods, newest, newest_pods)
+
+
+def select_owned(deployment: Document, replicasets: list[Document], pods: list[Document]) -> Owned:
+    """The Deployment's own ReplicaSets and Pods among objects read by label."""
+    return OwnerIndex(replicasets, pods).owned_by(deployment)
