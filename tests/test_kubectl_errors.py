@@ -8,6 +8,7 @@ stderr line). Every non-zero case in the index must have an expectation below.
 from __future__ import annotations
 
 import csv
+import json
 import re
 from pathlib import Path
 
@@ -360,3 +361,64 @@ def test_main_message_prefers_the_first_error_line() -> None:
 def test_main_message_joins_the_items_of_a_multi_line_error() -> None:
     cleaned = 'The Deployment "web-1" is invalid:\n* a: bad\n* b: worse\nunrelated'
     assert main_message(cleaned) == 'The Deployment "web-1" is invalid: a: bad; b: worse'
+
+
+# -- captured from kubectl 1.32.4 against tests/fakecluster with injected faults ---------------
+# (tests/reliability drives the same faults end to end).
+
+_CAPTURES = json.loads((FIXTURES.parent / "kubectl-fault-captures.json").read_text("utf-8"))
+_TYPES = {cls.__name__: cls for cls in (Unauthorized, Forbidden, NotFound, Conflict, Unavailable)}
+_TYPES["ConfigurationError"] = ConfigurationError
+FAULT_CAPTURES: dict[str, tuple[str, type[AdapterError]]] = {
+    case: (row["stderr"], _TYPES[row["type"]]) for case, row in _CAPTURES["cases"].items()
+}
+V6_SCALE_502 = (
+    "I1130 23:15:01.581487    9236 loader.go:402] Config loaded from file:  /tmp/f/kubeconfig\n"
+    "I1130 23:15:01.583665    9236 round_trippers.go:560] GET https://127.0.0.1:41701/api"
+    "?timeout=3s 200 OK in 1 milliseconds\n"
+    "I1130 23:15:01.671842    9236 round_trippers.go:560] GET https://127.0.0.1:41701/apis/apps"
+    "/v1/namespaces/testns/deployments/web-1?timeout=3s 502 Bad Gateway in 1 milliseconds\n"
+    "error: no objects passed to scale injected failure 502\n"
+)
+
+
+@pytest.mark.parametrize("case", sorted(FAULT_CAPTURES))
+def test_injected_fault_is_classified_by_its_cause(case: str) -> None:
+    stderr, expected = FAULT_CAPTURES[case]
+    error = classify("kubectl scale deployment/web-1 --replicas=1 -v=6", 1, stderr)
+    assert type(error) is expected, (case, error.details.get("reason"))
+    assert error.details["stderr"] == stderr.strip()
+
+
+def test_scale_read_failure_is_never_invalid_input() -> None:
+    # The prefix alone once made every API fault during scale look like bad input (exit 2).
+    for case, (stderr, _) in FAULT_CAPTURES.items():
+        if case.startswith("scale-get-"):
+            assert not isinstance(classify("kubectl scale", 1, stderr), InvalidInput), case
+
+
+def test_no_objects_without_a_cause_is_still_input() -> None:
+    assert type(classify("kubectl apply -f -", 1, stderr_of("apply-empty-stdin"))) is InvalidInput
+
+
+def test_a_5xx_no_rule_knows_is_unavailable_by_the_v6_response_line() -> None:
+    error = classify("kubectl scale deployment/web-1 --replicas=1 -v=6", 1, V6_SCALE_502)
+    assert type(error) is Unavailable
+    assert error.details["reason"] == "API server answered 502"
+    assert error.message == "error: no objects passed to scale injected failure 502"
+
+
+def test_immutable_selector_says_the_name_belongs_to_another_container() -> None:
+    stderr, _ = FAULT_CAPTURES["apply-selector-immutable"]
+    error = classify("kubectl apply --server-side -f -", 1, stderr)
+    assert type(error) is Conflict and error.exit_code == 6
+    assert error.message.startswith("a Deployment named web-1 now belongs to another container")
+    assert "field is immutable" in error.message
+
+
+def test_other_invalid_deployments_stay_invalid_input() -> None:
+    stderr = (
+        'The Deployment "web-1" is invalid: spec.template.spec.containers[0].image: '
+        "Required value\n"
+    )
+    assert type(classify("kubectl apply", 1, stderr)) is InvalidInput
