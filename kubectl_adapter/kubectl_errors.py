@@ -268,3 +268,30 @@ def classify(
         details["reason"] = f"API server answered {answered[-1]}"
         return Unavailable(message, details)
     return InternalError(message, details)
+
+
+# kubectl's server when no kubeconfig (or no current context) gives it one.
+_DEFAULT_SERVER = re.compile(r"\blocalhost:8080\b")
+
+
+def explain_kubeconfig(error: AdapterError, looked_for: str, usable: bool) -> AdapterError:
+    """Say which kubeconfig kubectl read when the failure is about configuration.
+
+    With no kubeconfig file (or none naming a current context) kubectl quietly talks to
+    ``localhost:8080``; its "connection refused" there is then a configuration problem, not
+    an outage. ``usable`` is the runner's finding: some kubeconfig exists and names a context.
+    """
+    if isinstance(error, Unavailable) and not usable and _DEFAULT_SERVER.search(error.message):
+        details = dict(error.details)
+        details["reason"] = "no kubeconfig: kubectl fell back to localhost:8080"
+        details["kubeconfig"] = looked_for
+        return ConfigurationError(
+            f"no usable kubeconfig (looked for {looked_for}; none exists or none names a "
+            f"current context), so kubectl tried its default server: {error.message}",
+            details,
+        )
+    if isinstance(error, ConfigurationError) and "kubeconfig" not in error.details:
+        details = dict(error.details)
+        details["kubeconfig"] = looked_for
+        return ConfigurationError(f"{error.message} (kubeconfig: {looked_for})", details)
+    return error

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -19,8 +20,8 @@ from collections.abc import Sequence
 from typing import IO, Any, NamedTuple
 
 from .config import ClusterConfig
-from .errors import ConfigurationError, InternalError
-from .kubectl_errors import classify
+from .errors import AdapterError, ConfigurationError, InternalError, Unavailable
+from .kubectl_errors import classify, explain_kubeconfig
 from .redact import redact, register_kubeconfig_secrets
 
 log = logging.getLogger("kubectl_adapter")
@@ -28,6 +29,9 @@ log = logging.getLogger("kubectl_adapter")
 # Extra time a waiting kubectl gets beyond its own --timeout before we kill it: it must be
 # allowed to report its own timeout (with its own words) before we call it a hang.
 WAIT_GRACE_SECONDS = 15.0
+
+# A non-empty current-context in kubeconfig YAML or JSON.
+_CURRENT_CONTEXT = re.compile(r"""(?<![\w-])["']?current-context["']?\s*:\s*["']?[^"'\s,}]""")
 
 # How long we still read a killed kubectl's pipes: a child it started (an exec credential
 # plugin) can hold them open, and must not turn our bounded call into an unbounded one.
@@ -131,7 +135,7 @@ class KubectlRunner:
         if returncode != 0:
             # kubectl get prints an empty List on stdout even when the LIST failed:
             # only the exit status tells, so stdout is never looked at here.
-            raise classify(shown, returncode, stderr)
+            raise self._explain_kubeconfig(classify(shown, returncode, stderr))
         if stderr.strip() and self.config.verbose:
             log.info("kubectl stderr: %s", redact(stderr.strip()))
         return KubectlResult(argv, returncode, stdout, stderr)
@@ -145,6 +149,31 @@ class KubectlRunner:
         if env:
             return [path for path in env.split(os.pathsep) if path]
         return [os.path.expanduser("~/.kube/config")]
+
+    def _kubeconfig_looked_for(self) -> str:
+        """Which kubeconfig kubectl read, as an operator would name it."""
+        if self.config.kubeconfig:
+            return f"--kubeconfig {self.config.kubeconfig}"
+        if os.environ.get("KUBECONFIG"):
+            return f"$KUBECONFIG={os.environ['KUBECONFIG']}"
+        return f"{self._kubeconfig_paths()[0]} (no --kubeconfig, $KUBECONFIG unset)"
+
+    def _kubeconfig_usable(self) -> bool:
+        """Some kubeconfig file exists and names a context (``--context`` or current-context)."""
+        for path in self._kubeconfig_paths():
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read(1 << 20)
+            except OSError:
+                continue
+            if self.config.context or _CURRENT_CONTEXT.search(text):
+                return True
+        return False
+
+    def _explain_kubeconfig(self, error: AdapterError) -> AdapterError:
+        if not isinstance(error, ConfigurationError | Unavailable):
+            return error
+        return explain_kubeconfig(error, self._kubeconfig_looked_for(), self._kubeconfig_usable())
 
     def context_namespace(self) -> str:
         """``-n``, else the context's namespace, else ``default``: the namespace kubectl would use.

@@ -27,7 +27,13 @@ from kubectl_adapter.errors import (
     Unauthorized,
     Unavailable,
 )
-from kubectl_adapter.kubectl_errors import ERROR_TABLE, classify, clean_stderr, main_message
+from kubectl_adapter.kubectl_errors import (
+    ERROR_TABLE,
+    classify,
+    clean_stderr,
+    explain_kubeconfig,
+    main_message,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "kubectl-stderr"
 KLOG = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] ", re.M)
@@ -422,3 +428,38 @@ def test_other_invalid_deployments_stay_invalid_input() -> None:
         "Required value\n"
     )
     assert type(classify("kubectl apply", 1, stderr)) is InvalidInput
+
+
+# -- which kubeconfig ---------------------------------------------------------------------
+
+
+def test_no_kubeconfig_turns_localhost_8080_refused_into_configuration_error() -> None:
+    refused = classify("kubectl get pods", 1, stderr_of("conn-get-kubeconfig-env-missing"))
+    assert type(refused) is Unavailable
+    error = explain_kubeconfig(refused, "/home/u/.kube/config", usable=False)
+    assert type(error) is ConfigurationError and error.exit_code == 9
+    assert "/home/u/.kube/config" in error.message
+    assert error.details["kubeconfig"] == "/home/u/.kube/config"
+    assert error.details["command"] == "kubectl get pods"
+
+
+def test_a_usable_kubeconfig_keeps_localhost_8080_refused_an_outage() -> None:
+    # A kubeconfig may really point at localhost:8080 (kubectl proxy): then it is down.
+    refused = classify("kubectl get pods", 1, stderr_of("conn-get-kubeconfig-env-missing"))
+    assert explain_kubeconfig(refused, "--kubeconfig kc", usable=True) is refused
+
+
+def test_another_refused_server_is_never_a_configuration_error() -> None:
+    refused = classify("kubectl get pods", 1, stderr_of("conn-get-refused"))
+    assert explain_kubeconfig(refused, "~/.kube/config", usable=False) is refused
+
+
+@pytest.mark.parametrize(
+    "case", ["config-view-unknown-context", "config-view-no-kubeconfig", "conn-get-nocontext"]
+)
+def test_configuration_errors_name_the_kubeconfig(case: str) -> None:
+    stderr = FAULT_CAPTURES[case][0] if case in FAULT_CAPTURES else stderr_of(case)
+    error = explain_kubeconfig(classify("kubectl config view", 1, stderr), "$KUBECONFIG=a:b", False)
+    assert type(error) is ConfigurationError
+    assert error.message.endswith("(kubeconfig: $KUBECONFIG=a:b)")
+    assert error.details["kubeconfig"] == "$KUBECONFIG=a:b"
