@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .errors import Forbidden, InternalError
+from .errors import Forbidden, InternalError, NotFound
 from .models import Capabilities, CheckResult, NodeInfo, Permission
 from .permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS, Need
 from .runner import KubectlRunner
@@ -89,6 +89,21 @@ def check_cluster(runner: KubectlRunner, namespace: str, context: str | None) ->
         missing_permissions=missing,
         capabilities=Capabilities(),
     )
+
+
+def check_exit_code(result: CheckResult) -> int:
+    """``ok:false`` must not exit 0: the exit code of the first failed check.
+
+    A missing namespace is NotFound (3); a permission RBAC denies (or a namespace it will not
+    let us read) is Forbidden (5); answers missing from the reviews are InternalError (1).
+    """
+    if result.ok:
+        return 0
+    if result.namespace_exists is False:
+        return NotFound.exit_code
+    if result.namespace_exists is None or result.missing_permissions:
+        return Forbidden.exit_code
+    return InternalError.exit_code
 
 
 def list_nodes(runner: KubectlRunner) -> list[NodeInfo]:
