@@ -337,6 +337,9 @@ _NOTES = """
   so only an empty answer is followed by `get namespace NS --ignore-not-found -o name` to tell
   an empty namespace (`{"items": []}`) from a missing one (NotFound), still within `<= 2`.
   Its objects are grouped by owner UID in one pass, so the cost per workload is flat.
+- Before any rule reads it, `list`'s JSON is checked against the fields the rules read
+  (`shapes.py`): about 17 µs per workload (Deployment + ReplicaSet + Pod), 0.085 s at 5,000,
+  measured alone after the figures above were taken.
 - The ratio's floor is the baseline itself: the adapter must parse the same bytes with the
   same `json` module. What it adds is reading kubectl's pipe, the status rules per workload
   (about 0.1 ms each) and writing the answer; `list` imports no pydantic and runs with the

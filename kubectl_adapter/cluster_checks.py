@@ -14,6 +14,7 @@ from .errors import Forbidden, InternalError, NotFound
 from .models import Capabilities, CheckResult, NodeInfo, Permission
 from .permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS, Need
 from .runner import KubectlRunner
+from .shapes import object_problem
 
 
 def access_reviews(needs: list[Need], namespace: str) -> dict[str, Any]:
@@ -143,7 +144,14 @@ def _json_documents(text: str) -> list[dict[str, Any]]:
         except json.JSONDecodeError as exc:
             raise InternalError(f"kubectl create printed output that is not JSON: {exc}") from None
         if isinstance(document, dict) and document.get("kind") == "List":
-            documents.extend(document.get("items") or [])
-        elif isinstance(document, dict):
-            documents.append(document)
+            found = document.get("items") or []
+        else:
+            found = [document]
+        for item in found if isinstance(found, list) else [found]:
+            problem = object_problem(item, "SelfSubjectAccessReview")
+            if problem is not None:
+                raise InternalError(
+                    f"kubectl create printed a review the adapter cannot read: it{problem}"
+                )
+            documents.append(item)
     return documents

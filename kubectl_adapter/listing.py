@@ -45,7 +45,10 @@ def require_namespace(runner: KubectlRunner, namespace: str) -> None:
     if not found:
         raise NotFound(
             f"namespace {namespace} does not exist",
-            {"namespace": namespace, "command": runner.display(runner.argv(args, namespace=namespace))},
+            {
+                "namespace": namespace,
+                "command": runner.display(runner.argv(args, namespace=namespace)),
+            },
         )
 
 

@@ -23,6 +23,7 @@ from .config import ClusterConfig
 from .errors import AdapterError, ConfigurationError, InternalError, Unavailable
 from .kubectl_errors import classify, explain_kubeconfig
 from .redact import redact, register_kubeconfig_secrets
+from .shapes import output_problem
 
 log = logging.getLogger("kubectl_adapter")
 
@@ -189,17 +190,28 @@ class KubectlRunner:
         return out.split()[0] if out.strip() else "default"
 
     def run_json(self, args: Sequence[str], **kwargs: Any) -> Any:
-        """Run a kubectl command that prints JSON; empty output (``--ignore-not-found``) is None."""
+        """Run a kubectl command that prints JSON; empty output (``--ignore-not-found``) is None.
+
+        The JSON is checked against the fields the adapter reads (``shapes``): what the pure
+        rules get is typed, and anything else is InternalError naming the command.
+        """
         result = self.run(args, **kwargs)
         if not result.stdout or result.stdout.isspace():  # isspace stops at the first byte
             return None
+        shown = self.display(result.argv)
         try:
-            return json.loads(result.stdout)
-        except json.JSONDecodeError as exc:
+            data = json.loads(result.stdout)
+        except (json.JSONDecodeError, RecursionError) as exc:
             raise InternalError(
-                f"kubectl printed output that is not JSON: {exc}",
-                {"command": self.display(result.argv)},
+                f"kubectl printed output that is not JSON: {exc}", {"command": shown}
             ) from None
+        problem = output_problem(args, data)
+        if problem is not None:
+            raise InternalError(
+                f"{shown} printed JSON the adapter cannot read: the output{problem}",
+                {"command": shown, "problem": f"output{problem}"},
+            )
+        return data
 
     def _execute(
         self, argv: list[str], stdin: str | None, timeout: float, stream: bool
