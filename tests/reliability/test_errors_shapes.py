@@ -1,20 +1,21 @@
-"""kubectl output that is valid JSON of the wrong shape, end to end: the CLI process answers
+"""kubectl output that is valid JSON of the wrong shape, end to end: the CLI answers
 InternalError (exit 1) naming the command, and never prints a traceback.
 
 kubectl itself decodes what the API server sends into typed objects, so a wrong shape can only
-come from another kubectl build, a wrapper or a plugin: a stub ``--kubectl`` plays that part.
+come from another kubectl build, a wrapper or a plugin: a stub ``--kubectl`` process plays that
+part. The CLI runs in-process (``cli.main``) to keep the 19 cases cheap; the kubectl it runs is
+a real process.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import ROOT
+from kubectl_adapter import cli
 
 SHAPES = {
     "items-string": {"kind": "List", "items": "x"},
@@ -40,38 +41,31 @@ def stub_kubectl(tmp_path: Path, output: object) -> Path:
     return stub
 
 
+def run(capsys: pytest.CaptureFixture[str], stub: Path, *args: str) -> tuple[int, Any, str]:
+    code = cli.main(["--kubectl", str(stub), "-n", "testns", *args])
+    out, err = capsys.readouterr()
+    return code, json.loads(out), err
+
+
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_wrong_shape_is_internal_error_naming_the_command(
-    tmp_path: Path, shape: str, command: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], shape: str, command: str
 ) -> None:
     args, named = COMMANDS[command]
-    stub = stub_kubectl(tmp_path, SHAPES[shape])
-    proc = subprocess.run(
-        [sys.executable, "-m", "kubectl_adapter", "--kubectl", str(stub), "-n", "testns", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-        check=False,
-    )
-    assert "Traceback" not in proc.stderr, proc.stderr
-    error = json.loads(proc.stdout)["error"]
-    assert (proc.returncode, error["type"]) == (1, "InternalError"), error
+    code, document, stderr = run(capsys, stub_kubectl(tmp_path, SHAPES[shape]), *args)
+    assert "Traceback" not in stderr, stderr
+    error = document["error"]
+    assert (code, error["type"]) == (1, "InternalError"), error
     assert named in error["message"] and named in error["details"]["command"], error
     assert "cannot read" in error["message"], error
 
 
-def test_check_with_a_wrong_version_document(tmp_path: Path) -> None:
+def test_check_with_a_wrong_version_document(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     stub = stub_kubectl(tmp_path, {"clientVersion": "v1.32.4"})
-    proc = subprocess.run(
-        [sys.executable, "-m", "kubectl_adapter", "--kubectl", str(stub), "-n", "testns", "check"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-        check=False,
-    )
-    error = json.loads(proc.stdout)["error"]
-    assert (proc.returncode, error["type"]) == (1, "InternalError"), error
+    code, document, _ = run(capsys, stub, "check")
+    error = document["error"]
+    assert (code, error["type"]) == (1, "InternalError"), error
     assert error["details"]["problem"] == "output.clientVersion is a string, expected an object"
