@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 from pathlib import Path
 
 import pytest
+from pytest_subprocess import FakeProcess
 
+from kubectl_adapter.config import ClusterConfig
 from kubectl_adapter.errors import (
     AdapterError,
     ConfigurationError,
@@ -34,6 +37,7 @@ from kubectl_adapter.kubectl_errors import (
     explain_kubeconfig,
     main_message,
 )
+from kubectl_adapter.runner import KubectlRunner
 
 FIXTURES = Path(__file__).parent / "fixtures" / "kubectl-stderr"
 KLOG = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] ", re.M)
@@ -463,3 +467,76 @@ def test_configuration_errors_name_the_kubeconfig(case: str) -> None:
     assert type(error) is ConfigurationError
     assert error.message.endswith("(kubeconfig: $KUBECONFIG=a:b)")
     assert error.details["kubeconfig"] == "$KUBECONFIG=a:b"
+
+
+# -- through the runner (pytest-subprocess plays kubectl with the captured stderr) ------------
+
+
+@pytest.fixture
+def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", lambda name: name)
+
+
+SCALE = ["scale", "deployment/web-1", "--replicas=0", "-v=6"]
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+@pytest.mark.parametrize("case", sorted(c for c in FAULT_CAPTURES if c.startswith("scale-")))
+def test_runner_types_a_failed_scale_read_by_its_cause(fp: FakeProcess, case: str) -> None:
+    stderr, expected = FAULT_CAPTURES[case]
+    fp.register(["kubectl", "-n", "testns", fp.any()], stderr=stderr, returncode=1)
+    runner = KubectlRunner(ClusterConfig(namespace="testns"))
+    with pytest.raises(AdapterError) as info:
+        runner.run(SCALE)
+    assert type(info.value) is expected, info.value.to_json()
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+def test_runner_calls_localhost_8080_a_configuration_error_without_a_kubeconfig(
+    fp: FakeProcess, tmp_path: Path
+) -> None:
+    missing = tmp_path / "missing.yaml"
+    fp.register(
+        ["kubectl", "--kubeconfig", str(missing), fp.any()],
+        stderr=stderr_of("conn-get-kubeconfig-env-missing"),
+        returncode=1,
+    )
+    with pytest.raises(ConfigurationError) as info:
+        KubectlRunner(ClusterConfig(kubeconfig=str(missing))).run(["get", "pods"])
+    assert f"--kubeconfig {missing}" in info.value.message
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+@pytest.mark.parametrize(
+    "text",
+    [
+        "apiVersion: v1\nkind: Config\ncurrent-context: proxy\n",
+        '{"apiVersion": "v1", "kind": "Config", "current-context": "proxy"}',
+    ],
+)
+def test_runner_keeps_localhost_8080_an_outage_with_a_current_context(
+    fp: FakeProcess, tmp_path: Path, text: str
+) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(text)
+    fp.register(
+        ["kubectl", "--kubeconfig", str(kubeconfig), fp.any()],
+        stderr=stderr_of("conn-get-kubeconfig-env-missing"),
+        returncode=1,
+    )
+    with pytest.raises(Unavailable):
+        KubectlRunner(ClusterConfig(kubeconfig=str(kubeconfig))).run(["get", "pods"])
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+def test_runner_names_the_kubeconfig_env_list(
+    fp: FakeProcess, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    listed = f"{tmp_path / 'a'}{os.pathsep}{tmp_path / 'b'}"
+    monkeypatch.setenv("KUBECONFIG", listed)
+    fp.register(
+        ["kubectl", fp.any()], stderr="error: cannot locate context nosuchctx\n", returncode=1
+    )
+    with pytest.raises(ConfigurationError) as info:
+        KubectlRunner(ClusterConfig(context="nosuchctx")).context_namespace()
+    assert info.value.details["kubeconfig"] == f"$KUBECONFIG={listed}"
