@@ -272,6 +272,10 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stdout.write(result)
     else:
         _print_json(_dump(result))
+    if args.command == "check" and not args.dry_run:
+        from .cluster_checks import check_exit_code
+
+        return check_exit_code(result)  # the document is printed either way
     return 0
 
 

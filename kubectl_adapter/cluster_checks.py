@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .errors import Forbidden, InternalError
+from .errors import Forbidden, InternalError, NotFound
 from .models import Capabilities, CheckResult, NodeInfo, Permission
 from .permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS, Need
 from .runner import KubectlRunner
+from .shapes import object_problem
 
 
 def access_reviews(needs: list[Need], namespace: str) -> dict[str, Any]:
@@ -91,6 +92,21 @@ def check_cluster(runner: KubectlRunner, namespace: str, context: str | None) ->
     )
 
 
+def check_exit_code(result: CheckResult) -> int:
+    """``ok:false`` must not exit 0: the exit code of the first failed check.
+
+    A missing namespace is NotFound (3); a permission RBAC denies (or a namespace it will not
+    let us read) is Forbidden (5); answers missing from the reviews are InternalError (1).
+    """
+    if result.ok:
+        return 0
+    if result.namespace_exists is False:
+        return NotFound.exit_code
+    if result.namespace_exists is None or result.missing_permissions:
+        return Forbidden.exit_code
+    return InternalError.exit_code
+
+
 def list_nodes(runner: KubectlRunner) -> list[NodeInfo]:
     data = runner.run_json(["get", "nodes", "-o", "json"]) or {}
     result = []
@@ -128,7 +144,14 @@ def _json_documents(text: str) -> list[dict[str, Any]]:
         except json.JSONDecodeError as exc:
             raise InternalError(f"kubectl create printed output that is not JSON: {exc}") from None
         if isinstance(document, dict) and document.get("kind") == "List":
-            documents.extend(document.get("items") or [])
-        elif isinstance(document, dict):
-            documents.append(document)
+            found = document.get("items") or []
+        else:
+            found = [document]
+        for item in found if isinstance(found, list) else [found]:
+            problem = object_problem(item, "SelfSubjectAccessReview")
+            if problem is not None:
+                raise InternalError(
+                    f"kubectl create printed a review the adapter cannot read: it{problem}"
+                )
+            documents.append(item)
     return documents

@@ -5,6 +5,11 @@ removed (kubectl 1.32 prints 4-5 ``E1130 ... memcache.go`` lines before the real
 server warnings are not the failure). The order matters: ``apply`` wraps 401s and
 connection failures in "failed to download openapi", so the credential and connection
 rules run before the generic validation rule.
+
+``kubectl scale`` reports a failed read of the object it was asked to scale as
+``error: no objects passed to scale <cause>``, where the cause is the bare API message (no
+``Error from server (...)`` head): the prefix is stripped and the cause classified by the same
+table, so the table also knows the bare Status messages.
 """
 
 from __future__ import annotations
@@ -32,6 +37,9 @@ _KLOG_LINE = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\] ")
 # kubectl -v=6 logs one line per response: ``PATCH https://.../scale 409 Conflict in 3 ms``.
 _RESPONSE_409 = re.compile(r"\b409 Conflict\b")
 
+# ... and its last response line says what the server answered, when no text rule knows it.
+_RESPONSE = re.compile(r"round_trippers\.go:\d+\] [A-Z]+ \S+ (?P<code>\d{3}) ")
+
 # The lines that start kubectl's own error report (cobra prints ``Error:`` for usage errors).
 _ERROR_HEADS = (
     "error:",
@@ -42,14 +50,21 @@ _ERROR_HEADS = (
 )
 
 
+# kubectl scale/apply/... when the read of the named objects failed: the cause follows.
+_NO_OBJECTS = re.compile(r"^error: no objects passed to \S+ (?P<cause>\S.*)$", re.M | re.S)
+
+
 class Rule(NamedTuple):
     pattern: re.Pattern[str]
     error: type[AdapterError]
     reason: str
+    # When set, the error's message: formatted with the pattern's named groups and
+    # ``line`` (kubectl's own line), for errors whose kubectl wording misleads.
+    message: str | None = None
 
 
-def _rule(pattern: str, error: type[AdapterError], reason: str) -> Rule:
-    return Rule(re.compile(pattern, re.S | re.M), error, reason)
+def _rule(pattern: str, error: type[AdapterError], reason: str, message: str | None = None) -> Rule:
+    return Rule(re.compile(pattern, re.S | re.M), error, reason, message)
 
 
 # kubectl scale's last words after 5 minutes of 409 retries (and after little else).
@@ -60,12 +75,22 @@ ERROR_TABLE: tuple[Rule, ...] = (
     _rule(r"You must be logged in to the server", Unauthorized, "unauthorized"),
     _rule(r"asked for the client to provide credentials", Unauthorized, "unauthorized"),
     _rule(r"Error from server \(Unauthorized\)", Unauthorized, "unauthorized"),
+    _rule(r"^Unauthorized$", Unauthorized, "unauthorized"),  # bare, after "no objects passed"
     # Configuration: kubeconfig, context, auth plugins. Before connection rules: a missing
     # kubeconfig named by --kubeconfig is a configuration problem, not an outage, and a
     # missing credential plugin is reported as "Unable to connect to the server: getting
     # credentials: exec: executable ... not found".
     _rule(r"Error in configuration", ConfigurationError, "invalid kubeconfig or context"),
-    _rule(r'context "[^"]*" does not exist', ConfigurationError, "unknown context"),
+    _rule(
+        r'context "[^"]*" does not exist|^error: cannot locate context ',
+        ConfigurationError,
+        "unknown context",
+    ),
+    _rule(
+        r"^error: current-context must exist",
+        ConfigurationError,
+        "no current context in the kubeconfig",
+    ),
     _rule(r"error: stat .*: no such file or directory", ConfigurationError, "kubeconfig missing"),
     _rule(
         r"error loading config file|couldn't get version/kind; json parse error|"
@@ -82,6 +107,13 @@ ERROR_TABLE: tuple[Rule, ...] = (
     ),
     # Authorization.
     _rule(r"Error from server \(Forbidden\)|is forbidden: ", Forbidden, "forbidden"),
+    # 429/503 with Retry-After: kubectl waits as told until its request timeout cannot be
+    # met, then gives up with its rate limiter's words; the server is throttling us.
+    _rule(
+        r"client rate limiter Wait returned an error",
+        Unavailable,
+        "API server throttling (429/503 with Retry-After) outlasted the request timeout",
+    ),
     # Connection failures, including the ones apply hides behind "failed to download openapi".
     _rule(r"The connection to the server .* was refused", Unavailable, "connection refused"),
     _rule(
@@ -92,6 +124,12 @@ ERROR_TABLE: tuple[Rule, ...] = (
         "API server unreachable",
     ),
     _rule(r"Client\.Timeout exceeded|request canceled", Unavailable, "API request timed out"),
+    # Go's url.Error: the request itself failed (after "no objects passed to scale").
+    _rule(
+        r'^(?:Get|Patch|Post|Put|Delete) "[^"]+": ',
+        Unavailable,
+        "API request failed before an answer",
+    ),
     # apply cannot validate without the server's OpenAPI documents (404 or unreachable).
     _rule(
         r"failed to download openapi|"
@@ -101,7 +139,12 @@ ERROR_TABLE: tuple[Rule, ...] = (
     ),
     _rule(
         r"Error from server \((InternalError|ServiceUnavailable|TooManyRequests|Timeout|"
-        r"ServerTimeout|InternalServerError|BadGateway|GatewayTimeout)\)|etcdserver: ",
+        r"ServerTimeout|InternalServerError|BadGateway|GatewayTimeout)\)|etcdserver: |"
+        # The same Status messages bare (after "no objects passed to scale").
+        r"^Internal error occurred: |^the server is currently unable to handle the request|"
+        r"^Too many requests|^the server has received too many requests|"
+        r"^the server was unable to return a response in the time allotted|"
+        r"^an error on the server \(",
         Unavailable,
         "API server error",
     ),
@@ -119,8 +162,21 @@ ERROR_TABLE: tuple[Rule, ...] = (
     # Object state.
     _rule(r"Apply failed with \d+ conflicts?", Conflict, "server-side apply conflict"),
     _rule(r"Error from server \((Conflict|AlreadyExists)\)", Conflict, "conflict"),
+    _rule(
+        r"^Operation cannot be fulfilled on |^\S+ \"[^\"]*\" already exists$", Conflict, "conflict"
+    ),
+    # The selector carries the container ID and is immutable: a 422 on it means another
+    # container's create won the race for this name (the loser's read found nothing).
+    _rule(
+        r'^The Deployment "(?P<name>[^"]*)" is invalid: .*spec\.selector: .*field is immutable',
+        Conflict,
+        "the Deployment's selector holds another container's ID",
+        "a Deployment named {name} now belongs to another container (its immutable selector "
+        "holds that container's ID): {line}",
+    ),
     _rule(r"error: object has been deleted", NotFound, "deleted while waiting"),
     _rule(r"Error from server \(NotFound\)", NotFound, "not found"),
+    _rule(r'^\S+ "[^"]*" not found$', NotFound, "not found"),  # bare
     # Input the server or kubectl rejected.
     _rule(
         r"is invalid|Error from server \((BadRequest|Invalid|UnsupportedMediaType)\)|"
@@ -189,13 +245,53 @@ def classify(
         details["reason"] = "process timeout"
         return Timeout(f"kubectl did not finish in time and was stopped: {command}", details)
     decisive = "\n".join(line for line in cleaned.splitlines() if not _is_warning(line))
+    no_objects = _NO_OBJECTS.search(decisive)
+    if no_objects:
+        # Only the cause decides; the bare prefix alone (nothing read, no cause) stays input.
+        decisive = no_objects["cause"]
     for rule in ERROR_TABLE:
-        if rule.pattern.search(decisive):
+        match = rule.pattern.search(decisive)
+        if match:
             if rule is _GAVE_UP and retried_409:
                 # The same 5-minute 409 loop, ended by kubectl itself rather than by us.
                 details["reason"] = "kubectl kept retrying 409 Conflict"
                 return Conflict(main_message(cleaned), details)
             details["reason"] = rule.reason
-            return rule.error(main_message(cleaned), details)
+            message = main_message(cleaned)
+            if rule.message is not None:
+                message = rule.message.format(**match.groupdict(), line=message)
+            return rule.error(message, details)
     message = main_message(cleaned) or f"kubectl exited with status {returncode}"
+    answered = [int(m["code"]) for m in _RESPONSE.finditer(stderr)]
+    if answered and (answered[-1] >= 500 or answered[-1] == 429):
+        # Only -v=6 runs (scale) show this: a 5xx whose body no rule recognises.
+        details["reason"] = f"API server answered {answered[-1]}"
+        return Unavailable(message, details)
     return InternalError(message, details)
+
+
+# kubectl's server when no kubeconfig (or no current context) gives it one.
+_DEFAULT_SERVER = re.compile(r"\blocalhost:8080\b")
+
+
+def explain_kubeconfig(error: AdapterError, looked_for: str, usable: bool) -> AdapterError:
+    """Say which kubeconfig kubectl read when the failure is about configuration.
+
+    With no kubeconfig file (or none naming a current context) kubectl quietly talks to
+    ``localhost:8080``; its "connection refused" there is then a configuration problem, not
+    an outage. ``usable`` is the runner's finding: some kubeconfig exists and names a context.
+    """
+    if isinstance(error, Unavailable) and not usable and _DEFAULT_SERVER.search(error.message):
+        details = dict(error.details)
+        details["reason"] = "no kubeconfig: kubectl fell back to localhost:8080"
+        details["kubeconfig"] = looked_for
+        return ConfigurationError(
+            f"no usable kubeconfig (looked for {looked_for}; none exists or none names a "
+            f"current context), so kubectl tried its default server: {error.message}",
+            details,
+        )
+    if isinstance(error, ConfigurationError) and "kubeconfig" not in error.details:
+        details = dict(error.details)
+        details["kubeconfig"] = looked_for
+        return ConfigurationError(f"{error.message} (kubeconfig: {looked_for})", details)
+    return error

@@ -2,12 +2,17 @@
 
 Kept apart from the provider so ``kubectl-adapter list`` (Manager's most frequent call) runs
 without importing pydantic: it prints the documents ``models.Snapshot`` describes.
+
+kubectl lists a namespace that does not exist as an empty List, which Manager would read as
+"no containers". So an empty answer costs one more call, ``get namespace``, to tell an empty
+namespace from a missing one; a non-empty answer proves the namespace and costs nothing more.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .errors import Forbidden, NotFound
 from .naming import MANAGED_LABEL, NODE_ID_LABEL, selector_string
 from .runner import KubectlRunner
 from .snapshots import snapshot_documents, split_kinds
@@ -21,10 +26,39 @@ def list_args(node_id: str | None) -> list[str]:
     return ["get", "deployments,replicasets,pods", "-l", selector_string(labels), "-o", "json"]
 
 
+def namespace_args(namespace: str) -> list[str]:
+    """``get namespace NS --ignore-not-found -o name``: prints nothing when it is missing."""
+    return ["get", "namespace", namespace, "--ignore-not-found", "-o", "name"]
+
+
+def require_namespace(runner: KubectlRunner, namespace: str) -> None:
+    """Raise NotFound when ``namespace`` does not exist (one kubectl call).
+
+    Without RBAC ``get namespaces`` the answer is unknowable; the empty list then stands, as
+    docs/rbac.md says, rather than failing every list of an empty namespace.
+    """
+    args = namespace_args(namespace)
+    try:
+        found = runner.run(args, namespace=namespace).stdout.strip()
+    except Forbidden:
+        return
+    if not found:
+        raise NotFound(
+            f"namespace {namespace} does not exist",
+            {
+                "namespace": namespace,
+                "command": runner.display(runner.argv(args, namespace=namespace)),
+            },
+        )
+
+
 def list_documents(
     runner: KubectlRunner, namespace: str, node_id: str | None
 ) -> list[dict[str, Any]]:
-    """One call for any number of workloads; a failure raises the typed error (the whole
-    node is then unknown to Manager)."""
+    """One call for any number of workloads (two when there are none); a failure raises the
+    typed error (the whole node is then unknown to Manager)."""
     data = runner.run_json(list_args(node_id), namespace=namespace)
-    return snapshot_documents(*split_kinds((data or {}).get("items") or []))
+    items = (data or {}).get("items") or []
+    if not items:
+        require_namespace(runner, namespace)
+    return snapshot_documents(*split_kinds(items))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -19,15 +20,19 @@ from collections.abc import Sequence
 from typing import IO, Any, NamedTuple
 
 from .config import ClusterConfig
-from .errors import ConfigurationError, InternalError
-from .kubectl_errors import classify
+from .errors import AdapterError, ConfigurationError, InternalError, Unavailable
+from .kubectl_errors import classify, explain_kubeconfig
 from .redact import redact, register_kubeconfig_secrets
+from .shapes import output_problem
 
 log = logging.getLogger("kubectl_adapter")
 
 # Extra time a waiting kubectl gets beyond its own --timeout before we kill it: it must be
 # allowed to report its own timeout (with its own words) before we call it a hang.
 WAIT_GRACE_SECONDS = 15.0
+
+# A non-empty current-context in kubeconfig YAML or JSON.
+_CURRENT_CONTEXT = re.compile(r"""(?<![\w-])["']?current-context["']?\s*:\s*["']?[^"'\s,}]""")
 
 # How long we still read a killed kubectl's pipes: a child it started (an exec credential
 # plugin) can hold them open, and must not turn our bounded call into an unbounded one.
@@ -131,7 +136,7 @@ class KubectlRunner:
         if returncode != 0:
             # kubectl get prints an empty List on stdout even when the LIST failed:
             # only the exit status tells, so stdout is never looked at here.
-            raise classify(shown, returncode, stderr)
+            raise self._explain_kubeconfig(classify(shown, returncode, stderr))
         if stderr.strip() and self.config.verbose:
             log.info("kubectl stderr: %s", redact(stderr.strip()))
         return KubectlResult(argv, returncode, stdout, stderr)
@@ -145,6 +150,31 @@ class KubectlRunner:
         if env:
             return [path for path in env.split(os.pathsep) if path]
         return [os.path.expanduser("~/.kube/config")]
+
+    def _kubeconfig_looked_for(self) -> str:
+        """Which kubeconfig kubectl read, as an operator would name it."""
+        if self.config.kubeconfig:
+            return f"--kubeconfig {self.config.kubeconfig}"
+        if os.environ.get("KUBECONFIG"):
+            return f"$KUBECONFIG={os.environ['KUBECONFIG']}"
+        return f"{self._kubeconfig_paths()[0]} (no --kubeconfig, $KUBECONFIG unset)"
+
+    def _kubeconfig_usable(self) -> bool:
+        """Some kubeconfig file exists and names a context (``--context`` or current-context)."""
+        for path in self._kubeconfig_paths():
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read(1 << 20)
+            except OSError:
+                continue
+            if self.config.context or _CURRENT_CONTEXT.search(text):
+                return True
+        return False
+
+    def _explain_kubeconfig(self, error: AdapterError) -> AdapterError:
+        if not isinstance(error, ConfigurationError | Unavailable):
+            return error
+        return explain_kubeconfig(error, self._kubeconfig_looked_for(), self._kubeconfig_usable())
 
     def context_namespace(self) -> str:
         """``-n``, else the context's namespace, else ``default``: the namespace kubectl would use.
@@ -160,17 +190,28 @@ class KubectlRunner:
         return out.split()[0] if out.strip() else "default"
 
     def run_json(self, args: Sequence[str], **kwargs: Any) -> Any:
-        """Run a kubectl command that prints JSON; empty output (``--ignore-not-found``) is None."""
+        """Run a kubectl command that prints JSON; empty output (``--ignore-not-found``) is None.
+
+        The JSON is checked against the fields the adapter reads (``shapes``): what the pure
+        rules get is typed, and anything else is InternalError naming the command.
+        """
         result = self.run(args, **kwargs)
         if not result.stdout or result.stdout.isspace():  # isspace stops at the first byte
             return None
+        shown = self.display(result.argv)
         try:
-            return json.loads(result.stdout)
-        except json.JSONDecodeError as exc:
+            data = json.loads(result.stdout)
+        except (json.JSONDecodeError, RecursionError) as exc:
             raise InternalError(
-                f"kubectl printed output that is not JSON: {exc}",
-                {"command": self.display(result.argv)},
+                f"kubectl printed output that is not JSON: {exc}", {"command": shown}
             ) from None
+        problem = output_problem(args, data)
+        if problem is not None:
+            raise InternalError(
+                f"{shown} printed JSON the adapter cannot read: the output{problem}",
+                {"command": shown, "problem": f"output{problem}"},
+            )
+        return data
 
     def _execute(
         self, argv: list[str], stdin: str | None, timeout: float, stream: bool

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
-from kubectl_adapter.cluster_checks import _json_documents, access_reviews
+from kubectl_adapter.cluster_checks import _json_documents, access_reviews, check_exit_code
 from kubectl_adapter.errors import InternalError
+from kubectl_adapter.models import Capabilities, CheckResult
 from kubectl_adapter.permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS
 
 
@@ -39,3 +41,34 @@ def test_stream_of_objects_and_lists_are_both_read() -> None:
 def test_garbage_is_an_internal_error() -> None:
     with pytest.raises(InternalError, match="not JSON"):
         _json_documents('{"kind": "SelfSubjectAccessReview"}\nerror: oops')
+
+
+def _result(**changes: Any) -> CheckResult:
+    fields: dict[str, Any] = {
+        "ok": True,
+        "kubectl": "/usr/bin/kubectl",
+        "client_version": "v1.32.4",
+        "server_version": "v1.32.0",
+        "context": None,
+        "namespace": "testns",
+        "namespace_exists": True,
+        "permissions": [],
+        "missing_permissions": [],
+        "capabilities": Capabilities(),
+    }
+    return CheckResult(**(fields | changes))
+
+
+@pytest.mark.parametrize(
+    ("changes", "code"),
+    [
+        ({}, 0),
+        ({"ok": False, "namespace_exists": False}, 3),
+        ({"ok": False, "namespace_exists": False, "missing_permissions": ["x"]}, 3),
+        ({"ok": False, "missing_permissions": ["patch deployments/scale (apps)"]}, 5),
+        ({"ok": False, "namespace_exists": None, "missing_permissions": ["get namespaces"]}, 5),
+        ({"ok": False}, 1),  # fewer review answers than questions
+    ],
+)
+def test_check_that_is_not_ok_never_exits_0(changes: dict[str, Any], code: int) -> None:
+    assert check_exit_code(_result(**changes)) == code

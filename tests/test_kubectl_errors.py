@@ -8,11 +8,15 @@ stderr line). Every non-zero case in the index must have an expectation below.
 from __future__ import annotations
 
 import csv
+import json
+import os
 import re
 from pathlib import Path
 
 import pytest
+from pytest_subprocess import FakeProcess
 
+from kubectl_adapter.config import ClusterConfig
 from kubectl_adapter.errors import (
     AdapterError,
     ConfigurationError,
@@ -26,7 +30,14 @@ from kubectl_adapter.errors import (
     Unauthorized,
     Unavailable,
 )
-from kubectl_adapter.kubectl_errors import ERROR_TABLE, classify, clean_stderr, main_message
+from kubectl_adapter.kubectl_errors import (
+    ERROR_TABLE,
+    classify,
+    clean_stderr,
+    explain_kubeconfig,
+    main_message,
+)
+from kubectl_adapter.runner import KubectlRunner
 
 FIXTURES = Path(__file__).parent / "fixtures" / "kubectl-stderr"
 KLOG = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] ", re.M)
@@ -360,3 +371,172 @@ def test_main_message_prefers_the_first_error_line() -> None:
 def test_main_message_joins_the_items_of_a_multi_line_error() -> None:
     cleaned = 'The Deployment "web-1" is invalid:\n* a: bad\n* b: worse\nunrelated'
     assert main_message(cleaned) == 'The Deployment "web-1" is invalid: a: bad; b: worse'
+
+
+# -- captured from kubectl 1.32.4 against tests/fakecluster with injected faults ---------------
+# (tests/reliability drives the same faults end to end).
+
+_CAPTURES = json.loads((FIXTURES.parent / "kubectl-fault-captures.json").read_text("utf-8"))
+_TYPES = {cls.__name__: cls for cls in (Unauthorized, Forbidden, NotFound, Conflict, Unavailable)}
+_TYPES["ConfigurationError"] = ConfigurationError
+FAULT_CAPTURES: dict[str, tuple[str, type[AdapterError]]] = {
+    case: (row["stderr"], _TYPES[row["type"]]) for case, row in _CAPTURES["cases"].items()
+}
+V6_SCALE_502 = (
+    "I1130 23:15:01.581487    9236 loader.go:402] Config loaded from file:  /tmp/f/kubeconfig\n"
+    "I1130 23:15:01.583665    9236 round_trippers.go:560] GET https://127.0.0.1:41701/api"
+    "?timeout=3s 200 OK in 1 milliseconds\n"
+    "I1130 23:15:01.671842    9236 round_trippers.go:560] GET https://127.0.0.1:41701/apis/apps"
+    "/v1/namespaces/testns/deployments/web-1?timeout=3s 502 Bad Gateway in 1 milliseconds\n"
+    "error: no objects passed to scale injected failure 502\n"
+)
+
+
+@pytest.mark.parametrize("case", sorted(FAULT_CAPTURES))
+def test_injected_fault_is_classified_by_its_cause(case: str) -> None:
+    stderr, expected = FAULT_CAPTURES[case]
+    error = classify("kubectl scale deployment/web-1 --replicas=1 -v=6", 1, stderr)
+    assert type(error) is expected, (case, error.details.get("reason"))
+    assert error.details["stderr"] == stderr.strip()
+
+
+def test_scale_read_failure_is_never_invalid_input() -> None:
+    # The prefix alone once made every API fault during scale look like bad input (exit 2).
+    for case, (stderr, _) in FAULT_CAPTURES.items():
+        if case.startswith("scale-get-"):
+            assert not isinstance(classify("kubectl scale", 1, stderr), InvalidInput), case
+
+
+def test_no_objects_without_a_cause_is_still_input() -> None:
+    assert type(classify("kubectl apply -f -", 1, stderr_of("apply-empty-stdin"))) is InvalidInput
+
+
+def test_a_5xx_no_rule_knows_is_unavailable_by_the_v6_response_line() -> None:
+    error = classify("kubectl scale deployment/web-1 --replicas=1 -v=6", 1, V6_SCALE_502)
+    assert type(error) is Unavailable
+    assert error.details["reason"] == "API server answered 502"
+    assert error.message == "error: no objects passed to scale injected failure 502"
+
+
+def test_immutable_selector_says_the_name_belongs_to_another_container() -> None:
+    stderr, _ = FAULT_CAPTURES["apply-selector-immutable"]
+    error = classify("kubectl apply --server-side -f -", 1, stderr)
+    assert type(error) is Conflict and error.exit_code == 6
+    assert error.message.startswith("a Deployment named web-1 now belongs to another container")
+    assert "field is immutable" in error.message
+
+
+def test_other_invalid_deployments_stay_invalid_input() -> None:
+    stderr = (
+        'The Deployment "web-1" is invalid: spec.template.spec.containers[0].image: '
+        "Required value\n"
+    )
+    assert type(classify("kubectl apply", 1, stderr)) is InvalidInput
+
+
+# -- which kubeconfig ---------------------------------------------------------------------
+
+
+def test_no_kubeconfig_turns_localhost_8080_refused_into_configuration_error() -> None:
+    refused = classify("kubectl get pods", 1, stderr_of("conn-get-kubeconfig-env-missing"))
+    assert type(refused) is Unavailable
+    error = explain_kubeconfig(refused, "/home/u/.kube/config", usable=False)
+    assert type(error) is ConfigurationError and error.exit_code == 9
+    assert "/home/u/.kube/config" in error.message
+    assert error.details["kubeconfig"] == "/home/u/.kube/config"
+    assert error.details["command"] == "kubectl get pods"
+
+
+def test_a_usable_kubeconfig_keeps_localhost_8080_refused_an_outage() -> None:
+    # A kubeconfig may really point at localhost:8080 (kubectl proxy): then it is down.
+    refused = classify("kubectl get pods", 1, stderr_of("conn-get-kubeconfig-env-missing"))
+    assert explain_kubeconfig(refused, "--kubeconfig kc", usable=True) is refused
+
+
+def test_another_refused_server_is_never_a_configuration_error() -> None:
+    refused = classify("kubectl get pods", 1, stderr_of("conn-get-refused"))
+    assert explain_kubeconfig(refused, "~/.kube/config", usable=False) is refused
+
+
+@pytest.mark.parametrize(
+    "case", ["config-view-unknown-context", "config-view-no-kubeconfig", "conn-get-nocontext"]
+)
+def test_configuration_errors_name_the_kubeconfig(case: str) -> None:
+    stderr = FAULT_CAPTURES[case][0] if case in FAULT_CAPTURES else stderr_of(case)
+    error = explain_kubeconfig(classify("kubectl config view", 1, stderr), "$KUBECONFIG=a:b", False)
+    assert type(error) is ConfigurationError
+    assert error.message.endswith("(kubeconfig: $KUBECONFIG=a:b)")
+    assert error.details["kubeconfig"] == "$KUBECONFIG=a:b"
+
+
+# -- through the runner (pytest-subprocess plays kubectl with the captured stderr) ------------
+
+
+@pytest.fixture
+def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", lambda name: name)
+
+
+SCALE = ["scale", "deployment/web-1", "--replicas=0", "-v=6"]
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+@pytest.mark.parametrize("case", sorted(c for c in FAULT_CAPTURES if c.startswith("scale-")))
+def test_runner_types_a_failed_scale_read_by_its_cause(fp: FakeProcess, case: str) -> None:
+    stderr, expected = FAULT_CAPTURES[case]
+    fp.register(["kubectl", "-n", "testns", fp.any()], stderr=stderr, returncode=1)
+    runner = KubectlRunner(ClusterConfig(namespace="testns"))
+    with pytest.raises(AdapterError) as info:
+        runner.run(SCALE)
+    assert type(info.value) is expected, info.value.to_json()
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+def test_runner_calls_localhost_8080_a_configuration_error_without_a_kubeconfig(
+    fp: FakeProcess, tmp_path: Path
+) -> None:
+    missing = tmp_path / "missing.yaml"
+    fp.register(
+        ["kubectl", "--kubeconfig", str(missing), fp.any()],
+        stderr=stderr_of("conn-get-kubeconfig-env-missing"),
+        returncode=1,
+    )
+    with pytest.raises(ConfigurationError) as info:
+        KubectlRunner(ClusterConfig(kubeconfig=str(missing))).run(["get", "pods"])
+    assert f"--kubeconfig {missing}" in info.value.message
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+@pytest.mark.parametrize(
+    "text",
+    [
+        "apiVersion: v1\nkind: Config\ncurrent-context: proxy\n",
+        '{"apiVersion": "v1", "kind": "Config", "current-context": "proxy"}',
+    ],
+)
+def test_runner_keeps_localhost_8080_an_outage_with_a_current_context(
+    fp: FakeProcess, tmp_path: Path, text: str
+) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(text)
+    fp.register(
+        ["kubectl", "--kubeconfig", str(kubeconfig), fp.any()],
+        stderr=stderr_of("conn-get-kubeconfig-env-missing"),
+        returncode=1,
+    )
+    with pytest.raises(Unavailable):
+        KubectlRunner(ClusterConfig(kubeconfig=str(kubeconfig))).run(["get", "pods"])
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+def test_runner_names_the_kubeconfig_env_list(
+    fp: FakeProcess, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    listed = f"{tmp_path / 'a'}{os.pathsep}{tmp_path / 'b'}"
+    monkeypatch.setenv("KUBECONFIG", listed)
+    fp.register(
+        ["kubectl", fp.any()], stderr="error: cannot locate context nosuchctx\n", returncode=1
+    )
+    with pytest.raises(ConfigurationError) as info:
+        KubectlRunner(ClusterConfig(context="nosuchctx")).context_namespace()
+    assert info.value.details["kubeconfig"] == f"$KUBECONFIG={listed}"

@@ -143,3 +143,94 @@ def test_dry_run_reads_run_nothing(
     plan = json.loads(capsys.readouterr().out)
     assert plan["dryRun"] is True and plan["commands"]
     assert not fp.calls
+
+
+# -- an empty answer: empty namespace or missing one ------------------------------------------
+
+K = ["kubectl", "-n", "nons", "--request-timeout", "10s"]
+LIST = [
+    *K,
+    "get",
+    "deployments,replicasets,pods",
+    "-l",
+    "org.mieweb.opensource-server.managed=true",
+]
+NAMESPACE = [*K, "get", "namespace", "nons", "--ignore-not-found", "-o", "name"]
+# What kubectl prints when the namespaces GET is refused (the fake API server's wording,
+# which is the API server's).
+NAMESPACE_FORBIDDEN = (
+    'Error from server (Forbidden): namespaces "nons" is forbidden: User '
+    '"system:serviceaccount:nons:sa" cannot get resource "namespaces" in API group "" in the '
+    'namespace "nons"\n'
+)
+
+
+@pytest.fixture
+def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", lambda name: name)
+
+
+def _run_list(capsys: pytest.CaptureFixture[str]) -> tuple[int, Any]:
+    from kubectl_adapter.cli import main
+
+    code = main(["-n", "nons", "list"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+def test_list_of_a_missing_namespace_is_not_found(
+    fp: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fp.register([*LIST, "-o", "json"], stdout=kubectl_list([]))
+    fp.register(NAMESPACE, stdout="")
+    code, document = _run_list(capsys)
+    assert code == 3
+    assert document["error"]["type"] == "NotFound"
+    assert document["error"]["message"] == "namespace nons does not exist"
+    assert (
+        "get namespace nons --ignore-not-found -o name" in document["error"]["details"]["command"]
+    )
+    assert len(fp.calls) == 2
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+def test_list_of_an_empty_namespace_is_empty(fp: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    fp.register([*LIST, "-o", "json"], stdout=kubectl_list([]))
+    fp.register(NAMESPACE, stdout="namespace/nons\n")
+    assert _run_list(capsys) == (0, {"items": []})
+    assert len(fp.calls) == 2
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+def test_list_with_workloads_makes_no_namespace_call(
+    fp: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fp.register([*LIST, "-o", "json"], stdout=kubectl_list(_objects()))
+    code, document = _run_list(capsys)
+    assert code == 0 and len(document["items"]) == 3
+    assert len(fp.calls) == 1
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+def test_list_without_rbac_for_namespaces_stays_empty(
+    fp: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # docs/rbac.md: without `get namespaces` an empty list cannot be told from a missing one.
+    fp.register([*LIST, "-o", "json"], stdout=kubectl_list([]))
+    fp.register(NAMESPACE, stderr=NAMESPACE_FORBIDDEN, returncode=1)
+    assert _run_list(capsys) == (0, {"items": []})
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+def test_namespace_check_failing_otherwise_is_the_typed_error(
+    fp: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fp.register([*LIST, "-o", "json"], stdout=kubectl_list([]))
+    fp.register(
+        NAMESPACE,
+        stderr="Unable to connect to the server: net/http: request canceled "
+        "(Client.Timeout exceeded while awaiting headers)\n",
+        returncode=1,
+    )
+    code, document = _run_list(capsys)
+    assert (code, document["error"]["type"]) == (8, "Unavailable")

@@ -376,3 +376,91 @@ def test_a_bare_kubeconfig_token_is_masked_once_kubectl_fails(
     with pytest.raises(AdapterError) as info:
         runner.run(["get", "nodes"])
     assert token not in json.dumps(info.value.to_json())
+
+
+# -- exec credential plugins ------------------------------------------------------------------
+
+EXEC_KUBECONFIG = """apiVersion: v1
+kind: Config
+users:
+- name: plugin
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1
+      args:
+      - --token
+      - argsecret-123456
+      - password=kvsecret-99999
+      - --region
+      - us-east-1
+      - --api-key=flagsecret-777
+      command: /usr/local/bin/cred-plugin
+      env:
+      - name: PLUGIN_SECRET
+        value: envsecret-abcdef
+      - value: "quoted secret 1"
+        name: OTHER
+      interactiveMode: Never
+- name: flow
+  user:
+    exec: {command: x, args: ["--password", 'flow-secret-1'], env: [{name: A, value: flowenv-222}]}
+"""
+EXEC_SECRETS = [
+    "envsecret-abcdef",
+    "quoted secret 1",
+    "argsecret-123456",
+    "kvsecret-99999",
+    "flagsecret-777",
+    "flowenv-222",
+    "flow-secret-1",
+]
+
+
+def test_exec_plugin_env_values_and_secret_args_are_found() -> None:
+    found = redact_module.exec_plugin_secrets(EXEC_KUBECONFIG)
+    assert sorted(found) == sorted(EXEC_SECRETS)
+    for plain in ("us-east-1", "--region", "/usr/local/bin/cred-plugin", "PLUGIN_SECRET"):
+        assert plain not in found
+
+
+def test_exec_plugin_secrets_of_a_json_kubeconfig() -> None:
+    kubeconfig = {
+        "users": [
+            {
+                "name": "u",
+                "user": {
+                    "exec": {
+                        "command": "x",
+                        "args": ["--token", "jsonarg-1234", "--verbose"],
+                        "env": [{"name": "A", "value": "jsonenv-5678"}],
+                    }
+                },
+            }
+        ]
+    }
+    found = redact_module.exec_plugin_secrets(json.dumps(kubeconfig))
+    assert sorted(found) == ["jsonarg-1234", "jsonenv-5678"]
+
+
+def test_an_exec_plugin_echo_is_masked_once_kubectl_fails(
+    tmp_path: Path, fp: FakeProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(EXEC_KUBECONFIG)
+    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", lambda name: name)
+    echo = " ".join(EXEC_SECRETS)
+    fp.register(
+        ["kubectl", "--kubeconfig", str(kubeconfig), fp.any()],
+        # What the plugin printed (its stderr is kubectl's), then kubectl's own line.
+        stderr=f"cred-plugin: env and args: {echo}\n"
+        "Unable to connect to the server: getting credentials: exec: executable "
+        "/usr/local/bin/cred-plugin failed with exit code 1\n",
+        returncode=1,
+    )
+    assert "envsecret-abcdef" in redact(echo)  # no pattern could catch it
+    with pytest.raises(AdapterError) as info:
+        KubectlRunner(ClusterConfig(kubeconfig=str(kubeconfig))).run(["get", "nodes"])
+    document = json.dumps(info.value.to_json())
+    for secret in EXEC_SECRETS:
+        assert secret not in document
+    assert "cred-plugin: env and args:" in document  # the rest of the message stays

@@ -448,12 +448,12 @@ def test_minimality(sa: Identity, case: Case, proof_table: ProofTable) -> None:
             assert f'cannot {permission.verb} resource "{permission.resource}"' in message
         proof_table.add(need.label, f"{op.command}: Forbidden (exit {FORBIDDEN_EXIT})")
     elif op.command == "check":
-        assert result.code == 0, result
-        assert result.doc["ok"] is False
+        # ok=false exits non-zero (Forbidden), the check document still printed.
+        assert (result.code, result.doc["ok"]) == (FORBIDDEN_EXIT, False), result
         assert result.doc["missingPermissions"] == [need.label]
         if permission.text == "get namespaces":
             assert result.doc["namespaceExists"] is None
-        proof_table.add(need.label, f"check: ok=false, names it ({note.why})")
+        proof_table.add(need.label, f"check: ok=false, exit 5, names it ({note.why})")
     else:
         # The operation succeeds, yet the permission was exercised and refused: every refused
         # request is a watch of that resource.
@@ -499,7 +499,7 @@ def test_check_names_the_missing_permission(
     permission: Permission, check_results: dict[Permission, Result]
 ) -> None:
     result = check_results[permission]
-    assert result.code == 0, result
+    assert result.code == FORBIDDEN_EXIT, result  # ok=false is not success
     doc = result.doc
     label = permission.need().label
     assert doc["ok"] is False

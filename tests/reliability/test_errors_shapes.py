@@ -1,0 +1,71 @@
+"""kubectl output that is valid JSON of the wrong shape, end to end: the CLI answers
+InternalError (exit 1) naming the command, and never prints a traceback.
+
+kubectl itself decodes what the API server sends into typed objects, so a wrong shape can only
+come from another kubectl build, a wrapper or a plugin: a stub ``--kubectl`` process plays that
+part. The CLI runs in-process (``cli.main``) to keep the 19 cases cheap; the kubectl it runs is
+a real process.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kubectl_adapter import cli
+
+SHAPES = {
+    "items-string": {"kind": "List", "items": "x"},
+    "top-level-list": [],
+    "item-not-object": {"kind": "List", "items": [1]},
+    "no-metadata": {"kind": "List", "items": [{"kind": "Deployment"}]},
+    "status-string": {"kind": "Deployment", "metadata": {"name": "web-1"}, "status": "x"},
+    "null": None,
+}
+COMMANDS = {
+    "list": (["list"], "get deployments,replicasets,pods"),
+    "status": (["status", "testns/web-1"], "get deployment web-1"),
+    "nodes": (["nodes"], "get nodes"),
+}
+
+
+def stub_kubectl(tmp_path: Path, output: object) -> Path:
+    canned = tmp_path / "out.json"
+    canned.write_text(json.dumps(output), encoding="utf-8")
+    stub = tmp_path / "kubectl"
+    stub.write_text(f"#!/bin/sh\nexec cat '{canned}'\n", encoding="utf-8")
+    stub.chmod(0o755)
+    return stub
+
+
+def run(capsys: pytest.CaptureFixture[str], stub: Path, *args: str) -> tuple[int, Any, str]:
+    code = cli.main(["--kubectl", str(stub), "-n", "testns", *args])
+    out, err = capsys.readouterr()
+    return code, json.loads(out), err
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_wrong_shape_is_internal_error_naming_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], shape: str, command: str
+) -> None:
+    args, named = COMMANDS[command]
+    code, document, stderr = run(capsys, stub_kubectl(tmp_path, SHAPES[shape]), *args)
+    assert "Traceback" not in stderr, stderr
+    error = document["error"]
+    assert (code, error["type"]) == (1, "InternalError"), error
+    assert named in error["message"] and named in error["details"]["command"], error
+    assert "cannot read" in error["message"], error
+
+
+def test_check_with_a_wrong_version_document(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stub = stub_kubectl(tmp_path, {"clientVersion": "v1.32.4"})
+    code, document, _ = run(capsys, stub, "check")
+    error = document["error"]
+    assert (code, error["type"]) == (1, "InternalError"), error
+    assert error["details"]["problem"] == "output.clientVersion is a string, expected an object"
