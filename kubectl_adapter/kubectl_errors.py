@@ -119,6 +119,8 @@ ERROR_TABLE: tuple[Rule, ...] = (
     # Object state.
     _rule(r"Apply failed with \d+ conflicts?", Conflict, "server-side apply conflict"),
     _rule(r"Error from server \((Conflict|AlreadyExists)\)", Conflict, "conflict"),
+    # apply --server-side rewords any 409, e.g. a failed uid/resourceVersion precondition.
+    _rule(r"^error: Operation cannot be fulfilled on ", Conflict, "precondition failed"),
     _rule(r"error: object has been deleted", NotFound, "deleted while waiting"),
     _rule(r"Error from server \(NotFound\)", NotFound, "not found"),
     # Input the server or kubectl rejected.
