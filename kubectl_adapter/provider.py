@@ -374,6 +374,10 @@ class KubernetesProvider:
                 request_timeout=False,
             )
         except Timeout as exc:
+            # kubectl waits for whatever now bears the name: maybe a re-created Deployment.
+            current = self._get_deployment(pid)
+            if current is not None and uid_of(current) != uid_of(deployment):
+                raise not_deleted(pid, current, uid_of(deployment)) or exc from exc
             message, details = self._explainer(pid.namespace, pid.name, selector)()
             raise Timeout(f"deletion of {pid} not finished: {message}", details) from exc
         # kubectl exits 0 on a 404 (--ignore-not-found), whoever caused it: look.

@@ -580,9 +580,24 @@ def test_delete_timeout(fp: FakeProcess) -> None:
         stderr="error: timed out waiting for the condition on deployments/web-1\n",
         returncode=1,
     )
+    fp.register(GET, stdout=kubectl_object(deployment(deleting=True)))  # still the same one
     fp.register(READ, stdout=kubectl_list([deployment(deleting=True)]))
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.Timeout, match="deletion of testns/web-1 not finished"):
+        make_provider().delete("testns/web-1")
+
+
+def test_delete_that_waited_on_a_recreated_deployment_is_a_conflict(fp: FakeProcess) -> None:
+    # Our DELETE was answered 404 (another job had deleted it), then kubectl waited for the
+    # Deployment another job created meanwhile under the same name, until --timeout.
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(
+        DELETE,
+        stderr="error: timed out waiting for the condition on deployments/web-1\n",
+        returncode=1,
+    )
+    fp.register(GET, stdout=kubectl_object(deployment(uid="uid-new")))
+    with pytest.raises(errors.Conflict, match="re-created by another operation"):
         make_provider().delete("testns/web-1")
 
 
