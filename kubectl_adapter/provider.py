@@ -7,6 +7,7 @@ import copy
 from time import monotonic
 from typing import Any
 
+from . import commands, plans
 from .config import ClusterConfig
 from .errors import (
     AdapterError,
@@ -27,7 +28,6 @@ from .models import (
     Snapshot,
 )
 from .naming import (
-    FIELD_MANAGER,
     ProviderId,
     deployment_selector,
     identity_labels,
@@ -45,7 +45,7 @@ from .races import (
     uid_of,
 )
 from .render import render_manifest
-from .runner import KubectlRunner, process_bound, wait_timeout_args
+from .runner import KubectlRunner, process_bound
 from .snapshots import build_snapshot, placeholder_snapshot, split_kinds
 from .spec import ContainerSpec
 from .status import Status, desired_replicas
@@ -55,9 +55,6 @@ from .waits import SLICE_SECONDS, wait_rollout
 UNKNOWABLE = (Unavailable, Unauthorized, Forbidden, Timeout)
 
 Objects = tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]
-
-# A dry-run step: the kubectl arguments, and a shell comment saying when or how often it runs.
-Step = tuple[list[str], str]
 
 # Reconfigure re-reads and applies again when only the resourceVersion moved on (a status
 # update, a scale) between its read and its apply; a Deployment that keeps changing faster
@@ -82,7 +79,7 @@ class KubernetesProvider:
         return self._namespace
 
     def _get_deployment(self, pid: ProviderId) -> dict[str, Any] | None:
-        found = self.runner.run_json(self._get_args(pid.name), namespace=pid.namespace)
+        found = self.runner.run_json(commands.get_deployment(pid.name), namespace=pid.namespace)
         return found if isinstance(found, dict) else None
 
     def _require_deployment(self, pid: ProviderId) -> dict[str, Any]:
@@ -93,13 +90,13 @@ class KubernetesProvider:
 
     def _read_owned(self, namespace: str, selector: str) -> tuple[list[Any], list[Any]]:
         """ReplicaSets and Pods of one workload, in one kubectl call."""
-        data = self.runner.run_json(self._owned_args(selector), namespace=namespace)
+        data = self.runner.run_json(commands.owned(selector), namespace=namespace)
         _, replicasets, pods = split_kinds((data or {}).get("items") or [])
         return replicasets, pods
 
     def _read_workload(self, namespace: str, name: str, selector: str) -> Objects:
         """The Deployment with its ReplicaSets and Pods, in one kubectl call."""
-        data = self.runner.run_json(self._workload_args(selector), namespace=namespace)
+        data = self.runner.run_json(commands.workload(selector), namespace=namespace)
         deployments, replicasets, pods = split_kinds((data or {}).get("items") or [])
         deployment = next((d for d in deployments if d["metadata"]["name"] == name), None)
         return deployment, replicasets, pods
@@ -171,33 +168,6 @@ class KubernetesProvider:
 
     # -- dry run -----------------------------------------------------------------------------
 
-    def _plan(self, *steps: Step, namespace: str, manifest: str | None = None) -> DryRunPlan:
-        """Each command exactly as the real run passes it to kubectl, shell-quoted; a note
-        (a shell comment, so the line stays pasteable) says when or how often it runs."""
-        waits = ("rollout", "wait", "delete")
-        shown = []
-        for args, note in steps:
-            argv = self.runner.argv(args, namespace=namespace, request_timeout=args[0] not in waits)
-            line = self.runner.display(argv)
-            shown.append(f"{line}  # {note}" if note else line)
-        return DryRunPlan(commands=shown, manifest=manifest)
-
-    def _first_slice(self) -> float:
-        return min(self.config.timeout, SLICE_SECONDS)
-
-    def _slice_note(self, what: str) -> str:
-        if self.config.timeout <= SLICE_SECONDS:
-            return ""
-        return (
-            f"first {SLICE_SECONDS:g} s slice; repeated, with a read of {what} between slices, "
-            f"until --timeout {self.config.timeout:g} s has passed"
-        )
-
-    def _rollout_step(self, name: str, note: str = "") -> Step:
-        slices = self._slice_note("the workload")
-        text = "; ".join(part for part in (note, slices) if part)
-        return self._rollout_args(name, self._first_slice()), text
-
     def read_plan(self, command: str, provider_id: str | None = None) -> DryRunPlan:
         """What a read-only command would run (``--dry-run``). For a provider ID the plan
         needs the Deployment's selector, so the first read runs; nothing else does."""
@@ -205,22 +175,27 @@ class KubernetesProvider:
 
         if provider_id is not None:
             pid = parse_provider_id(provider_id)
-            get: Step = (self._get_args(pid.name), "")
+            get: plans.Step = (commands.get_deployment(pid.name), "")
             deployment = self._get_deployment(pid)
             if command == "network":
                 if deployment is None:
                     raise NotFound(f"deployment {pid} not found", {"providerId": str(pid)})
                 check_ownership(deployment, node_id=self.config.node_id)
             if deployment is None or not is_managed(deployment):
-                return self._plan(get, namespace=pid.namespace)
-            owned = self._owned_args(deployment_selector(deployment))
-            return self._plan(get, (owned, ""), namespace=pid.namespace)
+                return plans.build(self.runner, get, namespace=pid.namespace)
+            owned = commands.owned(deployment_selector(deployment))
+            return plans.build(self.runner, get, (owned, ""), namespace=pid.namespace)
         namespace = self.namespace()
         if command == "list":
-            return self._plan((list_args(self.config.node_id), ""), namespace=namespace)
+            return plans.build(
+                self.runner, (list_args(self.config.node_id), ""), namespace=namespace
+            )
         if command == "nodes":
-            return self._plan((["get", "nodes", "-o", "json"], ""), namespace=namespace)
-        return self._plan(
+            return plans.build(
+                self.runner, (["get", "nodes", "-o", "json"], ""), namespace=namespace
+            )
+        return plans.build(
+            self.runner,
             (["version", "-o", "json"], ""),
             (["get", "namespace", namespace, "--ignore-not-found", "-o", "json"], ""),
             (["create", "-f", "-", "-o", "json"], ""),
@@ -238,14 +213,15 @@ class KubernetesProvider:
         pid = ProviderId(namespace, spec.hostname)
         manifest = render_manifest(spec, namespace)
         selector = selector_string(identity_labels(spec.container_id))
-        apply = self._apply_args()
+        apply = commands.apply()
         if self.config.dry_run:
             # The selector follows from the spec's container ID: no read is needed.
-            return self._plan(
-                (self._get_args(pid.name), ""),
+            return plans.build(
+                self.runner,
+                (commands.get_deployment(pid.name), ""),
                 (apply, ""),
-                self._rollout_step(pid.name),
-                (self._workload_args(selector), ""),
+                plans.rollout_step(pid.name, self.config.timeout),
+                (commands.workload(selector), ""),
                 namespace=namespace,
                 manifest=manifest,
             )
@@ -289,15 +265,16 @@ class KubernetesProvider:
         selector = deployment_selector(deployment)
         scale = desired_replicas(deployment) != 1
         if self.config.dry_run:
-            return self._plan(
-                (self._get_args(pid.name), ""),
-                *([(self._scale_args(pid.name, 1), "")] if scale else []),
-                self._rollout_step(pid.name),
-                (self._workload_args(selector), ""),
+            return plans.build(
+                self.runner,
+                (commands.get_deployment(pid.name), ""),
+                *([(commands.scale(pid.name, 1), "")] if scale else []),
+                plans.rollout_step(pid.name, self.config.timeout),
+                (commands.workload(selector), ""),
                 namespace=pid.namespace,
             )
         if scale:
-            self.runner.run(self._scale_args(pid.name, 1), namespace=pid.namespace)
+            self.runner.run(commands.scale(pid.name, 1), namespace=pid.namespace)
         return self._until_running(pid, selector, uid_of(deployment), "start")
 
     def stop(self, provider_id: str, container_id: str | None = None) -> Snapshot | DryRunPlan:
@@ -308,15 +285,16 @@ class KubernetesProvider:
         selector = deployment_selector(deployment)
         scale = desired_replicas(deployment) != 0
         if self.config.dry_run:
-            wait = self._pods_gone_args(selector, self._first_slice())
-            return self._plan(
-                (self._get_args(pid.name), ""),
-                *([(self._scale_args(pid.name, 0), "")] if scale else []),
-                (wait, self._slice_note("the Deployment's replicas")),
+            wait = commands.pods_gone(selector, plans.first_slice(self.config.timeout))
+            return plans.build(
+                self.runner,
+                (commands.get_deployment(pid.name), ""),
+                *([(commands.scale(pid.name, 0), "")] if scale else []),
+                (wait, plans.slice_note(self.config.timeout, "the Deployment's replicas")),
                 namespace=pid.namespace,
             )
         if scale:
-            self.runner.run(self._scale_args(pid.name, 0), namespace=pid.namespace)
+            self.runner.run(commands.scale(pid.name, 0), namespace=pid.namespace)
         self._wait_pods_gone(pid, selector, uid_of(deployment))
         stopped = copy.deepcopy(deployment)
         stopped.setdefault("spec", {})["replicas"] = 0
@@ -334,7 +312,7 @@ class KubernetesProvider:
             step = max(1.0, min(deadline - monotonic(), SLICE_SECONDS))
             try:
                 self.runner.run(
-                    self._pods_gone_args(selector, step),
+                    commands.pods_gone(selector, step),
                     namespace=pid.namespace,
                     timeout=process_bound(step),
                     request_timeout=False,
@@ -353,16 +331,16 @@ class KubernetesProvider:
     ) -> DeleteResult | DryRunPlan:
         """Foreground-delete the Deployment: Kubernetes garbage-collects ReplicaSets and Pods."""
         pid = parse_provider_id(provider_id)
-        delete = self._delete_args(pid.name)
+        delete = commands.delete_deployment(pid.name, self.config.timeout)
         deployment = self._get_deployment(pid)
         if deployment is not None:
             check_ownership(deployment, container_id=container_id, node_id=self.config.node_id)
         if self.config.dry_run:
-            get: Step = (self._get_args(pid.name), "")
+            get: plans.Step = (commands.get_deployment(pid.name), "")
             if deployment is None:
-                return self._plan(get, namespace=pid.namespace)
-            confirm: Step = (self._get_args(pid.name), "confirms it is gone")
-            return self._plan(get, (delete, ""), confirm, namespace=pid.namespace)
+                return plans.build(self.runner, get, namespace=pid.namespace)
+            confirm: plans.Step = (commands.get_deployment(pid.name), "confirms it is gone")
+            return plans.build(self.runner, get, (delete, ""), confirm, namespace=pid.namespace)
         if deployment is None:
             return DeleteResult(provider_id=str(pid), deleted=False, already_missing=True)
         selector = deployment_selector(deployment)
@@ -397,17 +375,20 @@ class KubernetesProvider:
                 f"{pid.name!r}; identity cannot change on reconfigure",
                 {"field": "hostname", "spec": spec.hostname, "providerId": str(pid)},
             )
-        apply = [*self._apply_args(), "-o", "json"]
+        apply = [*commands.apply(), "-o", "json"]
         before = self._require_deployment(pid)
         self._check_reconfigurable(before, spec)
         selector = deployment_selector(before)
         if self.config.dry_run:
             stopped = desired_replicas(before) == 0
-            return self._plan(
-                (self._get_args(pid.name), ""),
+            return plans.build(
+                self.runner,
+                (commands.get_deployment(pid.name), ""),
                 (apply, "the manifest carries the uid and resourceVersion just read"),
-                self._rollout_step(pid.name, "only if the apply changed the generation"),
-                *([] if stopped else [(self._workload_args(selector), "")]),
+                plans.rollout_step(
+                    pid.name, self.config.timeout, "only if the apply changed the generation"
+                ),
+                *([] if stopped else [(commands.workload(selector), "")]),
                 namespace=pid.namespace,
                 manifest=render_manifest(spec, pid.namespace, precondition(before)),
             )
@@ -498,50 +479,3 @@ class KubernetesProvider:
         from .cluster_checks import list_nodes
 
         return list_nodes(self.runner)
-
-    # -- argv pieces: the real run and the dry-run plan build every command here ---------------
-
-    def _get_args(self, name: str) -> builtins.list[str]:
-        return ["get", "deployment", name, "--ignore-not-found", "-o", "json"]
-
-    def _owned_args(self, selector: str) -> builtins.list[str]:
-        return ["get", "replicasets,pods", "-l", selector, "-o", "json"]
-
-    def _workload_args(self, selector: str) -> builtins.list[str]:
-        return ["get", "deployments,replicasets,pods", "-l", selector, "-o", "json"]
-
-    def _rollout_args(self, name: str, seconds: float) -> builtins.list[str]:
-        # The same argv waits.wait_rollout runs for each slice.
-        return ["rollout", "status", f"deployment/{name}", *wait_timeout_args(seconds)]
-
-    def _pods_gone_args(self, selector: str, seconds: float) -> builtins.list[str]:
-        return ["wait", "--for=delete", "pod", "-l", selector, *wait_timeout_args(seconds)]
-
-    def _delete_args(self, name: str) -> builtins.list[str]:
-        return [
-            "delete",
-            "deployment",
-            name,
-            "--cascade=foreground",
-            "--ignore-not-found",
-            "--wait=true",
-            *self._wait_args(),
-        ]
-
-    def _apply_args(self) -> builtins.list[str]:
-        return [
-            "apply",
-            "--server-side",
-            f"--field-manager={FIELD_MANAGER}",
-            "--force-conflicts",
-            "-f",
-            "-",
-        ]
-
-    def _scale_args(self, name: str, replicas: int) -> builtins.list[str]:
-        # -v=6 makes kubectl log each response: if it is stuck retrying 409 Conflict (it
-        # does so for 5 minutes) the process bound ends it and the log says it was a conflict.
-        return ["scale", f"deployment/{name}", f"--replicas={replicas}", "-v=6"]
-
-    def _wait_args(self) -> builtins.list[str]:
-        return wait_timeout_args(self.config.timeout)
