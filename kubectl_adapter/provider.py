@@ -124,12 +124,21 @@ class KubernetesProvider:
         return explain
 
     def _wait(self, namespace: str, name: str, selector: str) -> None:
+        def read() -> Objects:
+            objects = self._read_workload(namespace, name, selector)
+            if objects[0] is None:  # deleted between two slices: by another job
+                raise NotFound(
+                    f"deployment {namespace}/{name} was deleted during the wait",
+                    {"providerId": f"{namespace}/{name}"},
+                )
+            return objects
+
         wait_rollout(
             self.runner,
             namespace,
             name,
             self.config.timeout,
-            lambda: self._read_workload(namespace, name, selector),
+            read,
             self._explainer(namespace, name, selector),
         )
 

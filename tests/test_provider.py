@@ -933,6 +933,17 @@ def test_start_whose_rollout_sees_the_deployment_deleted_is_not_found(
         make_provider().start("testns/web-1")
 
 
+def test_start_whose_deployment_is_deleted_between_wait_slices_is_not_found(
+    fp: FakeProcess, clock: Clock
+) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
+    fp.register(SCALE_1, stdout="deployment.apps/web-1 scaled\n")
+    fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
+    fp.register(READ, stdout=kubectl_list([]))  # the read between slices: gone
+    with pytest.raises(errors.NotFound, match="deleted by another operation while start"):
+        make_provider(timeout=60).start("testns/web-1")
+
+
 def test_start_of_a_replaced_deployment_is_a_conflict(fp: FakeProcess, clock: Clock) -> None:
     dep, rs, p = running_objects()
     dep["metadata"]["uid"] = "uid-new"
