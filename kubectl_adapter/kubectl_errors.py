@@ -162,8 +162,12 @@ ERROR_TABLE: tuple[Rule, ...] = (
     # Object state.
     _rule(r"Apply failed with \d+ conflicts?", Conflict, "server-side apply conflict"),
     _rule(r"Error from server \((Conflict|AlreadyExists)\)", Conflict, "conflict"),
+    # Bare after "no objects passed to scale"; apply --server-side rewords any 409 (e.g. a
+    # failed uid/resourceVersion precondition) as "error: Operation cannot be fulfilled on".
     _rule(
-        r"^Operation cannot be fulfilled on |^\S+ \"[^\"]*\" already exists$", Conflict, "conflict"
+        r"^(?:error: )?Operation cannot be fulfilled on |^\S+ \"[^\"]*\" already exists$",
+        Conflict,
+        "conflict",
     ),
     # The selector carries the container ID and is immutable: a 422 on it means another
     # container's create won the race for this name (the loser's read found nothing).

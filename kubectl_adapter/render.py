@@ -57,8 +57,14 @@ def _environment() -> jinja2.Environment:
     return environment
 
 
-def render_manifest(spec: ContainerSpec, namespace: str) -> str:
-    """Render the Deployment for ``spec`` in ``namespace`` (always explicit: see docs)."""
+def render_manifest(
+    spec: ContainerSpec, namespace: str, precondition: dict[str, str] | None = None
+) -> str:
+    """Render the Deployment for ``spec`` in ``namespace`` (always explicit: see docs).
+
+    ``precondition`` (``uid`` and ``resourceVersion`` of the Deployment just read) pins the
+    apply to that object: see ``races.precondition``.
+    """
     if not is_dns1123_label(namespace):
         raise InvalidInput(f"namespace {namespace!r} {DNS1123_RULE}", {"namespace": namespace})
     template = _environment().get_template(TEMPLATE_NAME)
@@ -74,6 +80,7 @@ def render_manifest(spec: ContainerSpec, namespace: str) -> str:
             env=spec.env,
             cpu=cpus_to_millicores(spec.cpus),
             memory=memory_mb_to_quantity(spec.memory_mb),
+            precondition=precondition,
         ).rstrip("\n")
         + "\n"
     )

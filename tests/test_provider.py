@@ -15,6 +15,7 @@ from pytest_subprocess import FakeProcess
 
 from kubectl_adapter import clock as clock_module
 from kubectl_adapter import errors, waits
+from kubectl_adapter import provider as provider_module
 from kubectl_adapter.config import ClusterConfig
 from kubectl_adapter.models import DryRunPlan, Snapshot
 from kubectl_adapter.provider import KubernetesProvider
@@ -74,8 +75,9 @@ def rollout(seconds: int = 300) -> list[str]:
 
 
 class Clock:
-    """A monotonic clock that moves only by the ``--timeout`` of each kubectl wait run so far:
-    a faked wait "takes" exactly its timeout, and nothing else takes time."""
+    """A monotonic clock that moves only by the ``--timeout`` of each kubectl wait run so far
+    (``rollout status`` and ``wait --for=delete``): a faked wait "takes" exactly its timeout,
+    and nothing else takes time."""
 
     def __init__(self, fp: FakeProcess) -> None:
         self.fp = fp
@@ -84,7 +86,7 @@ class Clock:
         spent = 0.0
         for call in self.fp.calls:
             for arg in call:
-                if str(arg).startswith("--timeout=") and "rollout" in call:
+                if str(arg).startswith("--timeout=") and ("rollout" in call or "wait" in call):
                     spent += float(str(arg).removeprefix("--timeout=").removesuffix("s"))
         return 1000.0 + spent
 
@@ -93,6 +95,7 @@ class Clock:
 def clock(fp: FakeProcess, monkeypatch: pytest.MonkeyPatch) -> Clock:
     fake = Clock(fp)
     monkeypatch.setattr(waits, "monotonic", fake)
+    monkeypatch.setattr(provider_module, "monotonic", fake)
     return fake
 
 
@@ -330,7 +333,11 @@ def test_create_dry_run_runs_nothing(fp: FakeProcess) -> None:
     plan = make_provider(dry_run=True).create(parse_spec(SPEC))
     assert isinstance(plan, DryRunPlan)
     assert plan.commands[1].startswith("kubectl -n testns --request-timeout 10s apply")
-    assert "rollout status deployment/web-1 --timeout=300s" in plan.commands[2]
+    # The wait as it really runs: 10 s slices until --timeout, said in a shell comment.
+    assert plan.commands[2] == (
+        "kubectl -n testns rollout status deployment/web-1 --timeout=10s  # first 10 s slice; "
+        "repeated, with a read of the workload between slices, until --timeout 300 s has passed"
+    )
     assert plan.manifest is not None and "web-1" in plan.manifest
     assert fp.calls == type(fp.calls)()
 
@@ -482,7 +489,7 @@ def test_list_fails_with_the_typed_error(fp: FakeProcess) -> None:
 
 SCALE_1 = [*K, "scale", "deployment/web-1", "--replicas=1", "-v=6"]
 SCALE_0 = [*K, "scale", "deployment/web-1", "--replicas=0", "-v=6"]
-WAIT_DELETE = [*KW, "wait", "--for=delete", "pod", "-l", SELECTOR, "--timeout=300s"]
+WAIT_DELETE = [*KW, "wait", "--for=delete", "pod", "-l", SELECTOR, "--timeout=10s"]
 
 
 def test_start_scales_a_stopped_workload_and_waits(fp: FakeProcess, clock: Clock) -> None:
@@ -549,21 +556,23 @@ def test_stop_twice_is_safe(fp: FakeProcess) -> None:
     assert not any("scale" in call for call in calls(fp))
 
 
-def test_stop_wait_timeout_says_which_pods_remain(fp: FakeProcess) -> None:
+WAIT_TIMED_OUT = "error: timed out waiting for the condition on pods/web-1-5d8f7c9b6d-abcde\n"
+
+
+def test_stop_wait_timeout_says_which_pods_remain(fp: FakeProcess, clock: Clock) -> None:
     dep = deployment(replicas=0)
     rs = replicaset(dep)
     stuck = pod(rs, deleting=True)
     fp.register(GET, stdout=kubectl_object(deployment()))
     fp.register(SCALE_0, stdout="deployment.apps/web-1 scaled\n")
-    fp.register(
-        WAIT_DELETE,
-        stderr="error: timed out waiting for the condition on pods/web-1-5d8f7c9b6d-abcde\n",
-        returncode=1,
-    )
+    for _ in range(2):  # two 10 s slices, each followed by a look at the Deployment
+        fp.register(WAIT_DELETE, stderr=WAIT_TIMED_OUT, returncode=1)
+        fp.register(GET, stdout=kubectl_object(dep))
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.Timeout, match="pods of testns/web-1 still present"):
-        make_provider().stop("testns/web-1")
+        make_provider(timeout=20).stop("testns/web-1")
+    assert clock() - 1000.0 == 20
 
 
 def test_scale_stuck_on_409_is_a_conflict(fp: FakeProcess, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -612,7 +621,9 @@ DELETE = [
 def test_delete_is_foreground_and_reports(fp: FakeProcess) -> None:
     fp.register(GET, stdout=kubectl_object(deployment()))
     fp.register(DELETE, stdout='deployment.apps "web-1" deleted\n')
+    fp.register(GET, stdout="")  # the read that confirms it
     result = make_provider().delete("testns/web-1")
+    assert len(fp.calls) == 3
     assert result.to_json() == {
         "providerId": "testns/web-1",
         "deleted": True,
@@ -639,9 +650,24 @@ def test_delete_timeout(fp: FakeProcess) -> None:
         stderr="error: timed out waiting for the condition on deployments/web-1\n",
         returncode=1,
     )
+    fp.register(GET, stdout=kubectl_object(deployment(deleting=True)))  # still the same one
     fp.register(READ, stdout=kubectl_list([deployment(deleting=True)]))
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.Timeout, match="deletion of testns/web-1 not finished"):
+        make_provider().delete("testns/web-1")
+
+
+def test_delete_that_waited_on_a_recreated_deployment_is_a_conflict(fp: FakeProcess) -> None:
+    # Our DELETE was answered 404 (another job had deleted it), then kubectl waited for the
+    # Deployment another job created meanwhile under the same name, until --timeout.
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(
+        DELETE,
+        stderr="error: timed out waiting for the condition on deployments/web-1\n",
+        returncode=1,
+    )
+    fp.register(GET, stdout=kubectl_object(deployment(uid="uid-new")))
+    with pytest.raises(errors.Conflict, match="re-created by another operation"):
         make_provider().delete("testns/web-1")
 
 
@@ -823,3 +849,306 @@ def test_check_reports_each_permission(fp: FakeProcess) -> None:
 
 def test_spec_type_is_strict() -> None:
     assert isinstance(parse_spec(SPEC), ContainerSpec)
+
+
+# -- races with another Manager job (issue 11) -------------------------------------------------
+# stderr of kubectl 1.32 `apply --server-side` when the API server refuses the precondition
+# (captured against tests/fakecluster, whose 409 bodies are the API server's).
+SSA_CONFLICT_ADVICE = (
+    "Please review the fields above--they currently have other managers. Here\n"
+    "are the ways you can resolve this warning:\n"
+    "* If you intend to manage all of these fields, please re-run the apply\n"
+    "  command with the `--force-conflicts` flag.\n"
+    "* If you do not intend to manage all of the fields, please edit your\n"
+    "  manifest to remove references to the fields that should keep their\n"
+    "  current managers.\n"
+    "* You may co-own fields by updating your manifest to match the existing\n"
+    "  value; in this case, you'll become the manager if the other manager(s)\n"
+    "  stop managing the field (remove it from their configuration).\n"
+    "See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts\n"
+)
+APPLY_UID_MISMATCH = (
+    'error: Operation cannot be fulfilled on deployments.apps "web-1": uid mismatch: the '
+    "provided object specified uid uid-deploy-web-1, and no existing object was found\n"
+    + SSA_CONFLICT_ADVICE
+)
+APPLY_MODIFIED = (
+    'error: Operation cannot be fulfilled on deployments.apps "web-1": the object has been '
+    "modified; please apply your changes to the latest version and try again\n"
+    + SSA_CONFLICT_ADVICE
+)
+
+
+def _with_rv(dep: dict[str, Any], rv: str) -> dict[str, Any]:
+    dep["metadata"]["resourceVersion"] = rv
+    return dep
+
+
+def test_reconfigure_pins_the_apply_to_the_deployment_it_read(
+    fp: FakeProcess, clock: Clock
+) -> None:
+    _, manifest = _reconfigure(
+        fp, clock, deployment(), deployment(generation=2, observed=2), SPEC | {"cpus": 0.5}
+    )
+    assert '  uid: "uid-deploy-web-1"\n  resourceVersion: "1001"\n' in manifest
+    assert "replicas" not in manifest
+
+
+@pytest.mark.parametrize("replicas", [1, 0])
+def test_reconfigure_racing_a_delete_is_not_found_and_creates_nothing(
+    fp: FakeProcess, replicas: int
+) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment(replicas=replicas)))
+    fp.register(APPLY_JSON, stderr=APPLY_UID_MISMATCH, returncode=1)
+    fp.register(GET, stdout="")  # why refused: the Deployment is gone
+    with pytest.raises(errors.NotFound, match="deleted by another operation") as info:
+        make_provider().reconfigure("testns/web-1", parse_spec(SPEC | {"cpus": 0.5}))
+    assert info.value.exit_code == 3
+    assert len(fp.calls) == 3
+
+
+def test_reconfigure_of_a_replaced_deployment_is_a_conflict(fp: FakeProcess) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(APPLY_JSON, stderr=APPLY_MODIFIED, returncode=1)
+    fp.register(GET, stdout=kubectl_object(_with_rv(deployment(uid="uid-new"), "2002")))
+    with pytest.raises(errors.Conflict, match="replaced") as info:
+        make_provider().reconfigure("testns/web-1", parse_spec(SPEC | {"cpus": 0.5}))
+    assert info.value.details["uid"] == "uid-new"
+    assert len(fp.calls) == 3
+
+
+def test_reconfigure_applies_again_when_only_the_resource_version_moved(
+    fp: FakeProcess, clock: Clock
+) -> None:
+    manifests: list[str] = []
+    moved = _with_rv(deployment(replicas=0, available=None), "1005")  # stopped meanwhile
+    after = _with_rv(deployment(replicas=0, available=None, generation=2, observed=2), "1006")
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(
+        APPLY_JSON,
+        stderr=APPLY_MODIFIED,
+        returncode=1,
+        stdin_callable=lambda text: manifests.append(text.decode()),
+    )
+    fp.register(GET, stdout=kubectl_object(moved))
+    fp.register(
+        APPLY_JSON,
+        stdout=kubectl_object(after),
+        stdin_callable=lambda text: manifests.append(text.decode()),
+    )
+    fp.register(rollout(), stdout=ROLLED_OUT)
+    snapshot = make_provider().reconfigure("testns/web-1", parse_spec(SPEC | {"cpus": 0.5}))
+    assert isinstance(snapshot, Snapshot)
+    assert (snapshot.status, snapshot.replicas) == ("offline", 0)
+    assert ['resourceVersion: "1001"' in m for m in manifests] == [True, False]
+    assert 'resourceVersion: "1005"' in manifests[1]
+
+
+def test_reconfigure_gives_up_on_a_deployment_that_keeps_changing(fp: FakeProcess) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    for rv in ("1002", "1003", "1004"):
+        fp.register(APPLY_JSON, stderr=APPLY_MODIFIED, returncode=1)
+        fp.register(GET, stdout=kubectl_object(_with_rv(deployment(), rv)))
+    with pytest.raises(errors.Conflict, match="kept changing"):
+        make_provider().reconfigure("testns/web-1", parse_spec(SPEC | {"cpus": 0.5}))
+    assert len(fp.calls) == 7
+
+
+def test_start_raced_by_a_stop_is_a_conflict(fp: FakeProcess, clock: Clock) -> None:
+    # The stop scaled to 0 before the rollout wait began: a rollout of 0 replicas "succeeds".
+    stopped = deployment(replicas=0, available=None)
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(rollout(), stdout='deployment "web-1" successfully rolled out\n')
+    fp.register(READ, stdout=kubectl_list([stopped]))
+    with pytest.raises(errors.Conflict, match=r"scaled to 0 .* by another operation") as info:
+        make_provider().start("testns/web-1")
+    assert info.value.exit_code == 6
+
+
+@pytest.mark.parametrize("operation", ["start", "create"])
+def test_start_or_create_raced_by_a_delete_is_not_found(
+    fp: FakeProcess, clock: Clock, operation: str
+) -> None:
+    if operation == "start":
+        fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
+        fp.register(SCALE_1, stdout="deployment.apps/web-1 scaled\n")
+    else:
+        fp.register(GET, stdout="")
+        fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
+    fp.register(rollout(), stdout=ROLLED_OUT)
+    fp.register(READ, stdout=kubectl_list([]))  # deleted after the rollout, before the read
+    provider = make_provider()
+    run = (
+        (lambda: provider.start("testns/web-1"))
+        if operation == "start"
+        else (lambda: provider.create(parse_spec(SPEC)))
+    )
+    with pytest.raises(errors.NotFound, match=f"deleted by another operation while {operation}"):
+        run()
+
+
+def test_start_whose_rollout_sees_the_deployment_deleted_is_not_found(
+    fp: FakeProcess, clock: Clock
+) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
+    fp.register(SCALE_1, stdout="deployment.apps/web-1 scaled\n")
+    fp.register(
+        rollout(),
+        stdout='Waiting for deployment "web-1" rollout to finish: 0 of 1 updated replicas are '
+        "available...\n",
+        stderr="error: object has been deleted\n",
+        returncode=1,
+    )
+    with pytest.raises(errors.NotFound, match="deleted by another operation while start"):
+        make_provider().start("testns/web-1")
+
+
+def test_start_whose_deployment_is_deleted_between_wait_slices_is_not_found(
+    fp: FakeProcess, clock: Clock
+) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
+    fp.register(SCALE_1, stdout="deployment.apps/web-1 scaled\n")
+    fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
+    fp.register(READ, stdout=kubectl_list([]))  # the read between slices: gone
+    with pytest.raises(errors.NotFound, match="deleted by another operation while start"):
+        make_provider(timeout=60).start("testns/web-1")
+
+
+def test_start_of_a_replaced_deployment_is_a_conflict(fp: FakeProcess, clock: Clock) -> None:
+    dep, rs, p = running_objects()
+    dep["metadata"]["uid"] = "uid-new"
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(rollout(), stdout=ROLLED_OUT)
+    fp.register(READ, stdout=kubectl_list([dep, rs, p]))
+    with pytest.raises(errors.Conflict, match="replaced"):
+        make_provider().start("testns/web-1")
+
+
+def test_delete_answered_404_while_the_deployment_stays_is_not_success(fp: FakeProcess) -> None:
+    # kubectl delete --ignore-not-found exits 0, printing nothing, on a 404.
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(DELETE, stdout="")
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    with pytest.raises(errors.Unavailable, match="404 Not Found, yet the same Deployment"):
+        make_provider().delete("testns/web-1")
+
+
+def test_delete_raced_by_a_delete_and_recreate_is_a_conflict(fp: FakeProcess) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(DELETE, stdout="")
+    fp.register(GET, stdout=kubectl_object(deployment(uid="uid-new")))
+    with pytest.raises(errors.Conflict, match="re-created by another operation") as info:
+        make_provider().delete("testns/web-1")
+    assert info.value.details["uid"] == "uid-new"
+
+
+def test_stop_raced_by_a_start_says_so_after_one_slice(fp: FakeProcess, clock: Clock) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(SCALE_0, stdout="deployment.apps/web-1 scaled\n")
+    fp.register(WAIT_DELETE, stderr=WAIT_TIMED_OUT, returncode=1)
+    fp.register(GET, stdout=kubectl_object(_with_rv(deployment(), "1009")))  # scaled back to 1
+    with pytest.raises(errors.Conflict, match="scaled back up to 1 replica") as info:
+        make_provider(timeout=300).stop("testns/web-1")
+    assert info.value.exit_code == 6
+    assert clock() - 1000.0 == 10  # one slice, not the whole 300 s
+
+
+# -- --dry-run prints what the real run executes -------------------------------------------------
+
+
+def _without_notes(plan: DryRunPlan) -> list[list[str]]:
+    import shlex
+
+    return [shlex.split(command, comments=True) for command in plan.commands]
+
+
+def _planned_then_ran(
+    fp: FakeProcess, plan_calls: int, operation: Any
+) -> tuple[list[list[str]], list[list[str]]]:
+    """The plan (after its own reads) and the argv the real run then executed."""
+    plan = operation(make_provider(dry_run=True))
+    assert isinstance(plan, DryRunPlan)
+    assert len(fp.calls) == plan_calls  # a dry run reads, it never writes
+    assert not any(verb in c for c in calls(fp) for verb in ("apply", "scale", "delete"))
+    operation(make_provider())
+    ran = [["kubectl", *c[1:]] for c in calls(fp)[plan_calls:]]
+    return _without_notes(plan), ran
+
+
+def test_dry_run_create_equals_the_real_run(fp: FakeProcess, clock: Clock) -> None:
+    fp.register(GET, stdout="")
+    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
+    fp.register(rollout(), stdout=ROLLED_OUT)
+    fp.register(READ, stdout=kubectl_list(running_objects()))
+    planned, ran = _planned_then_ran(fp, 0, lambda p: p.create(parse_spec(SPEC)))
+    assert planned == ran == [GET, APPLY, rollout(), READ]
+
+
+@pytest.mark.parametrize("replicas", [0, 1])
+def test_dry_run_start_equals_the_real_run(fp: FakeProcess, clock: Clock, replicas: int) -> None:
+    before = kubectl_object(deployment(replicas=replicas, available=replicas or None))
+    fp.register(GET, stdout=before)  # the dry run's read
+    fp.register(GET, stdout=before)
+    if replicas == 0:
+        fp.register(SCALE_1, stdout="deployment.apps/web-1 scaled\n")
+    fp.register(rollout(), stdout=ROLLED_OUT)
+    fp.register(READ, stdout=kubectl_list(running_objects()))
+    planned, ran = _planned_then_ran(fp, 1, lambda p: p.start("testns/web-1"))
+    assert planned == ran
+    assert (SCALE_1 in ran) == (replicas == 0)
+    assert READ in planned  # the real selector, not a placeholder
+
+
+def test_dry_run_stop_equals_the_real_run(fp: FakeProcess, clock: Clock) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(SCALE_0, stdout="deployment.apps/web-1 scaled\n")
+    fp.register(WAIT_DELETE, stdout="pod/web-1-5d8f7c9b6d-abcde condition met\n")
+    planned, ran = _planned_then_ran(fp, 1, lambda p: p.stop("testns/web-1"))
+    assert planned == ran == [GET, SCALE_0, WAIT_DELETE]
+
+
+def test_dry_run_delete_equals_the_real_run(fp: FakeProcess) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(DELETE, stdout='deployment.apps "web-1" deleted\n')
+    fp.register(GET, stdout="")
+    planned, ran = _planned_then_ran(fp, 1, lambda p: p.delete("testns/web-1"))
+    assert planned == ran == [GET, DELETE, GET]
+
+
+def test_dry_run_reconfigure_equals_the_real_run(fp: FakeProcess, clock: Clock) -> None:
+    sent: list[str] = []
+    after = deployment(generation=2, observed=2)
+    fp.register(GET, stdout=kubectl_object(deployment()))  # the dry run's read
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(
+        APPLY_JSON,
+        stdout=kubectl_object(after),
+        stdin_callable=lambda text: sent.append(text.decode()),
+    )
+    fp.register(rollout(), stdout=ROLLED_OUT)
+    fp.register(READ, stdout=kubectl_list([after]))
+    spec = parse_spec(SPEC | {"cpus": 0.5})
+    plans: list[Any] = []
+
+    def reconfigure(provider: KubernetesProvider) -> Any:
+        plans.append(provider.reconfigure("testns/web-1", spec))
+        return plans[-1]
+
+    planned, ran = _planned_then_ran(fp, 1, reconfigure)
+    assert planned == ran == [GET, APPLY_JSON, rollout(), READ]
+    assert sent == [plans[0].manifest]  # the manifest shown is the one sent, with its precondition
+
+
+def test_dry_run_status_reads_the_selector(fp: FakeProcess) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    plan = make_provider(dry_run=True).read_plan("status", "testns/web-1")
+    assert _without_notes(plan) == [GET, OWNED]
+    assert len(fp.calls) == 1
+
+
+def test_dry_run_status_of_a_missing_deployment_plans_the_one_read(fp: FakeProcess) -> None:
+    fp.register(GET, stdout="")
+    plan = make_provider(dry_run=True).read_plan("status", "testns/web-1")
+    assert _without_notes(plan) == [GET]

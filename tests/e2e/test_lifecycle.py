@@ -405,6 +405,45 @@ def test_dry_run_create_sends_nothing(cluster: Cluster) -> None:
     assert cluster.deployment(name) is None
 
 
+def _logged(result: Result) -> list[list[str]]:
+    prefix = "kubectl-adapter: + "
+    lines = result.stderr.splitlines()
+    return [subcommand(line.removeprefix(prefix)) for line in lines if line.startswith(prefix)]
+
+
+def _is_subsequence(short: list[Any], long: list[Any]) -> bool:
+    remaining = iter(long)
+    return all(item in remaining for item in short)
+
+
+def test_dry_run_plans_are_the_commands_that_run(cluster: Cluster) -> None:
+    """Each plan, comments aside, is what `-v` then logs for the real run: the same argv,
+    the real selector and wait slices, no placeholder; the dry run itself only reads."""
+    name, cid = cluster.workload("plan")
+    ok(cluster.adapter("create", "--spec", "-", stdin=spec(name, cid)))
+    pid = f"{cluster.namespace}/{name}"
+    for args, stdin in [
+        (["stop", pid], None),
+        (["start", pid], None),
+        (["reconfigure", pid, "--spec", "-"], spec(name, cid, cpus=0.2)),
+        (["status", pid], None),
+        (["delete", pid], None),
+    ]:
+        if cluster.fake is not None:
+            cluster.fake.clear_requests()
+        plan = ok(cluster.adapter("--dry-run", *args, stdin=stdin))
+        if cluster.fake is not None:
+            assert {r.method for r in cluster.fake.requests} == {"GET"}, args
+        planned = [subcommand(shlex.join(shlex.split(c, comments=True))) for c in plan["commands"]]
+        assert all("SELECTOR" not in arg for command in planned for arg in command)
+        logged = _logged(cluster.adapter("-v", *args, stdin=stdin))
+        if cluster.fake is not None:
+            assert planned == logged, args
+        else:  # a real cluster may need more than one wait slice (and a read between)
+            assert _is_subsequence(planned, logged), args
+    assert cluster.deployment(name) is None
+
+
 def test_verbose_logs_each_kubectl_command(cluster: Cluster) -> None:
     name, cid = cluster.workload("verbose")
     if cluster.fake is not None:

@@ -30,6 +30,7 @@ from .status import (
     already_exists,
     bad_request,
     conflict_modified,
+    conflict_uid_mismatch,
     invalid,
     not_found,
     status,
@@ -629,6 +630,12 @@ class Api:
         warnings = self._strict(req, applied, apply=True)
         self._check_body_identity(req, applied)
         md = applied["metadata"]
+        # Preconditions, as the API server honours them on apply: a uid names the object to
+        # update (no object -> 409 uid mismatch, never a create; another object -> 422 uid
+        # immutable) and a resourceVersion is the optimistic lock of an update (mismatch ->
+        # 409). A resourceVersion alone does not stop a create (the object has none to compare).
+        want_uid = md.get("uid") or None
+        want_rv = md.get("resourceVersion") or None
         for k in (
             "resourceVersion",
             "managedFields",
@@ -652,6 +659,10 @@ class Api:
             from .ssa import Ownership
 
             own = own or Ownership()
+            if live is None and want_uid:
+                # Found on a real API server: without `create` permission this is a 403.
+                self._authorize_create_on_apply(req)
+                raise ApiError(conflict_uid_mismatch(self._target(req), str(want_uid)))
             try:
                 merged = own.apply(
                     live,
@@ -663,6 +674,24 @@ class Api:
                 )
             except ApplyConflict as e:
                 raise ApiError(e.status()) from e
+            if live is not None:
+                if want_rv and str(want_rv) != live["metadata"]["resourceVersion"]:
+                    raise ApiError(conflict_modified(self._target(req)))
+                if want_uid and want_uid != live["metadata"].get("uid"):
+                    raise ApiError(
+                        invalid(
+                            info.kind,
+                            info.group,
+                            r.name,
+                            [
+                                (
+                                    "FieldValueInvalid",
+                                    "metadata.uid",
+                                    f'Invalid value: "{want_uid}": field is immutable',
+                                )
+                            ],
+                        )
+                    )
             self._finish_write(info, merged, live)
             self._validate(req, merged, live)
             if live is None:

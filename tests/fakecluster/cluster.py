@@ -17,7 +17,7 @@ import yaml
 from .api import Api
 from .controller import Controller
 from .defaults import apply_defaults
-from .faults import FailRule, Faults, RequestLog, RequestRecord
+from .faults import FailRule, Faults, Hook, RequestLog, RequestRecord
 from .kubelet import BEHAVIOURS, Node
 from .rbac import ADMIN, Authorizer, UserInfo, service_account_user
 from .resources import info_for_object
@@ -295,6 +295,35 @@ class FakeCluster:
                 body,
             )
         )
+
+    def on_request(
+        self,
+        *,
+        before: Callable[[], Any] | None = None,
+        after: Callable[[], Any] | None = None,
+        method: str | None = None,
+        path_regex: str | None = None,
+        query: dict[str, str] | None = None,
+        kubectl_command: str | None = None,
+        count: int = 1,
+    ) -> Hook:
+        """Run ``before`` when the next matching request arrives (before it is handled) and
+        ``after`` once it was handled, before the answer goes out. The request waits for
+        both, so a competing operation lands exactly there. ``kubectl_command`` matches the
+        ``Kubectl-Command`` header (e.g. ``kubectl rollout``); ``query`` is a subset match.
+        The returned hook's ``fired`` event is set once ``before`` ran; ``errors`` holds what its
+        callbacks raised."""
+        hook = Hook(
+            before,
+            after,
+            method,
+            re.compile(path_regex) if path_regex else None,
+            dict(query or {}),
+            kubectl_command,
+            count,
+        )
+        self.faults.add_hook(hook)
+        return hook
 
     def clear_faults(self) -> None:
         self.faults.clear()

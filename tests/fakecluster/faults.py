@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,39 @@ class FailRule:
         if self.method and self.method.upper() != method:
             return False
         return not (self.path_regex and not self.path_regex.search(path))
+
+
+@dataclass
+class Hook:
+    """Run test code at an exact point of one request: ``before`` it is handled, ``after`` it
+    was handled but before the answer is sent. Races become deterministic interleavings."""
+
+    before: Callable[[], Any] | None
+    after: Callable[[], Any] | None
+    method: str | None = None
+    path_regex: re.Pattern[str] | None = None
+    query: dict[str, str] = field(default_factory=dict)
+    kubectl_command: str | None = None
+    count: int = 1
+    fired: threading.Event = field(default_factory=threading.Event)
+    errors: list[BaseException] = field(default_factory=list)
+
+    def matches(self, method: str, path: str, query: dict[str, str], command: str) -> bool:
+        if self.method and self.method.upper() != method:
+            return False
+        if self.path_regex and not self.path_regex.search(path):
+            return False
+        if self.kubectl_command is not None and command != self.kubectl_command:
+            return False
+        return all(query.get(k) == v for k, v in self.query.items())
+
+    def run(self, callback: Callable[[], Any] | None) -> None:
+        if callback is None:
+            return
+        try:
+            callback()
+        except BaseException as exc:  # reported to the test through ``errors``
+            self.errors.append(exc)
 
 
 @dataclass(frozen=True)
@@ -54,6 +88,23 @@ class Faults:
     black_hole: threading.Event = field(default_factory=threading.Event)
     black_hole_released: threading.Event = field(default_factory=threading.Event)
     black_hole_regex: re.Pattern[str] | None = None
+    hooks: list[Hook] = field(default_factory=list)
+
+    def add_hook(self, hook: Hook) -> None:
+        with self.lock:
+            self.hooks.append(hook)
+
+    def take_hook(self, method: str, path: str, query: dict[str, str], command: str) -> Hook | None:
+        """The first matching hook, used up by this request (so a hook's own requests,
+        made from its callbacks, never trigger it again)."""
+        with self.lock:
+            for hook in self.hooks:
+                if hook.count > 0 and hook.matches(method, path, query, command):
+                    hook.count -= 1
+                    if hook.count == 0:
+                        self.hooks.remove(hook)
+                    return hook
+        return None
 
     def add(self, rule: FailRule) -> None:
         with self.lock:
@@ -62,6 +113,7 @@ class Faults:
     def clear(self) -> None:
         with self.lock:
             self.rules.clear()
+            self.hooks.clear()
             self.latency = 0.0
         self.set_black_hole(False)
 

@@ -185,6 +185,12 @@ class Handler(BaseHTTPRequestHandler):
                 )
             )
 
+        hook = st.faults.take_hook(
+            self.command, path, query, self.headers.get("Kubectl-Command", "")
+        )
+        if hook is not None:
+            hook.run(hook.before)
+            hook.fired.set()
         try:
             rule = st.faults.take(self.command, path, route.is_resource)
             if rule is not None:
@@ -236,6 +242,8 @@ class Handler(BaseHTTPRequestHandler):
 
             traceback.print_exc(file=sys.stderr)
             code, out, hdrs = 500, status(500, f"Internal error occurred: {e}"), {}
+        if hook is not None:
+            hook.run(hook.after)
         record(code)
         self._send(code, out, hdrs)
 

@@ -121,6 +121,16 @@ def conflict_modified(t: Target) -> dict[str, Any]:
     return status(409, msg, t.details())
 
 
+def conflict_uid_mismatch(t: Target, uid: str) -> dict[str, Any]:
+    """An apply carrying metadata.uid for an object that does not exist (the patch handler's
+    check: a UID means "update this object", never "create")."""
+    msg = (
+        f'Operation cannot be fulfilled on {t.qualified} "{t.name}": uid mismatch: the provided '
+        f"object specified uid {uid}, and no existing object was found"
+    )
+    return status(409, msg, t.details())
+
+
 def forbidden_text(t: Target) -> str:
     if not t.resource:
         return f'forbidden: User "{t.user}" cannot {t.verb} path "{t.path}"'

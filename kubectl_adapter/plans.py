@@ -1,0 +1,50 @@
+"""``--dry-run`` plans: the commands a real run would execute, shown ready to paste.
+
+Each step is the argument list from ``commands`` (the same the real run passes to the
+runner) and a note. The note becomes a shell comment after the command, so the line stays
+pasteable while saying when or how often the command runs (a wait's 10 s slices).
+"""
+
+from __future__ import annotations
+
+from .commands import rollout_status
+from .models import DryRunPlan
+from .runner import KubectlRunner
+from .waits import SLICE_SECONDS
+
+Step = tuple[list[str], str]
+
+# The runner gives these no --request-timeout (it would cut a long wait short).
+_WAITS = ("rollout", "wait", "delete")
+
+
+def build(
+    runner: KubectlRunner, *steps: Step, namespace: str, manifest: str | None = None
+) -> DryRunPlan:
+    """Each command exactly as the real run passes it to kubectl, shell-quoted."""
+    shown = []
+    for args, note in steps:
+        argv = runner.argv(args, namespace=namespace, request_timeout=args[0] not in _WAITS)
+        line = runner.display(argv)
+        shown.append(f"{line}  # {note}" if note else line)
+    return DryRunPlan(commands=shown, manifest=manifest)
+
+
+def first_slice(timeout: float) -> float:
+    """The ``--timeout`` of a wait's first kubectl run."""
+    return min(timeout, SLICE_SECONDS)
+
+
+def slice_note(timeout: float, what: str) -> str:
+    """How a sliced wait repeats; nothing when one slice is the whole wait."""
+    if timeout <= SLICE_SECONDS:
+        return ""
+    return (
+        f"first {SLICE_SECONDS:g} s slice; repeated, with a read of {what} between slices, "
+        f"until --timeout {timeout:g} s has passed"
+    )
+
+
+def rollout_step(name: str, timeout: float, note: str = "") -> Step:
+    text = "; ".join(part for part in (note, slice_note(timeout, "the workload")) if part)
+    return rollout_status(name, first_slice(timeout)), text
