@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import math
 import signal
 import sys
 import threading
@@ -161,23 +162,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _config(args: argparse.Namespace) -> ClusterConfig:
-    from .bounds import (
-        DEFAULT_CALL_TIMEOUT,
-        DEFAULT_REQUEST_TIMEOUT,
-        DEFAULT_WAIT_TIMEOUT,
-        default_deadline,
+def _deadline(args: argparse.Namespace) -> float:
+    """``--deadline``, else the default for this kind of command."""
+    from .bounds import DEFAULT_CALL_TIMEOUT, DEFAULT_WAIT_TIMEOUT, default_deadline
+
+    return float(
+        args.deadline
+        or default_deadline(
+            args.command,
+            timeout=args.timeout or DEFAULT_WAIT_TIMEOUT,
+            call_timeout=args.call_timeout or DEFAULT_CALL_TIMEOUT,
+            rollback=bool(getattr(args, "rollback_on_failure", False)),
+        )
     )
+
+
+def _config(args: argparse.Namespace) -> ClusterConfig:
+    from .bounds import DEFAULT_CALL_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WAIT_TIMEOUT
     from .config import ClusterConfig
 
-    timeout = args.timeout or DEFAULT_WAIT_TIMEOUT
-    call_timeout = args.call_timeout or DEFAULT_CALL_TIMEOUT
-    deadline = args.deadline or default_deadline(
-        args.command,
-        timeout=timeout,
-        call_timeout=call_timeout,
-        rollback=bool(getattr(args, "rollback_on_failure", False)),
-    )
     if args.node_id is not None:
         from .naming import LABEL_VALUE_RULE, is_label_value
 
@@ -188,14 +191,14 @@ def _config(args: argparse.Namespace) -> ClusterConfig:
         context=args.context,
         namespace=args.namespace,
         kubectl=args.kubectl,
-        timeout=timeout,
+        timeout=args.timeout or DEFAULT_WAIT_TIMEOUT,
         request_timeout=args.request_timeout or DEFAULT_REQUEST_TIMEOUT,
-        call_timeout=call_timeout,
+        call_timeout=args.call_timeout or DEFAULT_CALL_TIMEOUT,
         cache_dir=args.cache_dir,
         node_id=args.node_id,
         verbose=args.verbose,
         dry_run=args.dry_run,
-        deadline=deadline,
+        deadline=_deadline(args),
         started=getattr(args, "started", None),
     )
 
@@ -221,9 +224,12 @@ def run_command(args: argparse.Namespace) -> Any:
 
         return dict(CAPABILITIES)
     if command in ("render", "create", "reconfigure"):
-        from .spec import load_spec
+        from .spec import SPEC_WAIT_SECONDS, load_spec
 
-        spec = load_spec(args.spec)
+        # Reading the spec counts towards the deadline too (a pipe may be slow to deliver).
+        started = getattr(args, "started", None)
+        left = _deadline(args) - (monotonic() - started) if started is not None else math.inf
+        spec = load_spec(args.spec, wait_seconds=max(0.01, min(SPEC_WAIT_SECONDS, left)))
     if command == "render":
         # No provider (and so no pydantic): render is the start-up-critical command.
         from .render import render_manifest
