@@ -132,15 +132,33 @@ def _memory(value: Any) -> int:
     return int(value)
 
 
+class _Problems(ValueError):
+    """Several problems inside one field: ``(path below the field, rule)`` each, so that every
+    bad env entry or entrypoint part is reported, not only the first."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(message for _, message in problems))
+        self.problems = problems
+
+
 def _env(value: Any) -> dict[str, str]:
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise ValueError("must be an object of NAME: value")
-    for key in value:
+    problems: list[tuple[str, str]] = []
+    env: dict[str, str] = {}
+    for key, item in value.items():
         if not isinstance(key, str) or not _ENV_KEY.fullmatch(key):
-            raise ValueError(f"key {key!r} must match ^[A-Za-z_][A-Za-z0-9_]*$")
-    return {str(key): _env_value(key, value[key]) for key in sorted(value)}
+            problems.append(("", f"key {key!r} must match ^[A-Za-z_][A-Za-z0-9_]*$"))
+            continue
+        try:
+            env[key] = _env_value(key, item)
+        except ValueError as exc:
+            problems.append((f".{key}", str(exc)))
+    if problems:
+        raise _Problems(problems)
+    return {key: env[key] for key in sorted(env)}
 
 
 def _entrypoint(value: Any) -> tuple[str, ...] | None:
@@ -154,22 +172,57 @@ def _entrypoint(value: Any) -> tuple[str, ...] | None:
             raise ValueError(f"cannot be split like a shell command: {exc}") from None
     elif isinstance(value, list | tuple) and all(isinstance(part, str) for part in value):
         parts = [str(part) for part in value]
+        problems: list[tuple[str, str]] = []
+        for index, part in enumerate(parts):
+            try:
+                _check_text(part)
+            except ValueError as exc:
+                problems.append((f"[{index}]", f"[{index}] {exc}"))
+        if problems:
+            raise _Problems(problems)
     else:
         raise ValueError("must be a string, a list of strings, or null")
-    for part in parts:
-        _check_text(part)
     # An empty entrypoint means "the image's own", exactly like null.
     return tuple(parts) or None
 
 
+def _unstorable_class() -> str:
+    # C0 controls but tab, LF and CR; DEL and the C1 controls (U+0085 too: YAML reads it as
+    # a line break and folds it into a space); surrogates; the noncharacters.
+    ranges = [r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef"]
+    ranges += [rf"\U{plane:04X}FFFE\U{plane:04X}FFFF" for plane in range(17)]
+    return "[" + "".join(ranges) + "]"
+
+
+# What the API server cannot store unchanged. kubectl sends the object as JSON that escapes
+# only C0 controls, and the server reads apply bodies as YAML, which refuses other
+# non-printable characters (DEL, C1, U+FFFE/U+FFFF) and folds U+0085 into a space.
+_UNSTORABLE = re.compile(_unstorable_class())
+STORABLE_TEXT_RULE = (
+    "control characters other than tab, LF and CR, surrogates and noncharacters "
+    "cannot be stored by Kubernetes"
+)
+
+
+def unstorable_characters(text: str) -> list[str]:
+    """The characters of ``text`` the API server cannot store, as ``U+XXXX`` (first 5)."""
+    found: list[str] = []
+    for match in _UNSTORABLE.finditer(text):
+        code = f"U+{ord(match.group()):04X}"
+        if code not in found:
+            found.append(code)
+        if len(found) == 5:
+            break
+    return found
+
+
 def _check_text(text: str, what: str = "") -> None:
-    """Text that cannot reach a container unchanged: NUL (C strings end there) and lone
-    surrogates (not encodable as UTF-8; the API server would turn them into U+FFFD)."""
+    """Text that cannot reach a container unchanged: NUL (C strings end there), lone
+    surrogates (not UTF-8), and whatever else the API server cannot store."""
     prefix = f"{what} " if what else ""
-    if "\x00" in text:
-        raise ValueError(f"{prefix}must not contain NUL characters")
-    if any("\ud800" <= ch <= "\udfff" for ch in text):
-        raise ValueError(f"{prefix}must be valid Unicode (no lone surrogates)")
+    bad = unstorable_characters(text)
+    if bad:
+        raise ValueError(f"{prefix}must not contain {', '.join(bad)} ({STORABLE_TEXT_RULE})")
 
 
 def _js_number(value: float) -> str:
@@ -246,21 +299,33 @@ def parse_spec(data: Any) -> ContainerSpec:
     """
     if not isinstance(data, dict):
         raise InvalidInput("spec must be a JSON object")
-    problems = [f"{key}: unknown field" for key in data if key not in _FIELDS]
+    # (field path, rule): "env.KEY", "entrypoint[2]" for problems inside a field.
+    found: list[tuple[str, str, str]] = [
+        (key, key, "unknown field") for key in data if key not in _FIELDS
+    ]
     values: dict[str, Any] = {}
     for name, (attribute, validate, default) in _FIELDS.items():
         if name not in data:
             if default is _MISSING:
-                problems.append(f"{name}: required")
+                found.append((name, name, "required"))
             else:
                 values[attribute] = default() if callable(default) else default
             continue
         try:
             values[attribute] = validate(data[name])
+        except _Problems as exc:
+            found += [(name, name + below, rule) for below, rule in exc.problems]
         except ValueError as exc:
-            problems.append(f"{name}: {exc}")
-    if problems:
-        raise InvalidInput("invalid spec: " + "; ".join(problems), {"problems": problems})
+            found.append((name, name, str(exc)))
+    if found:
+        problems = [f"{name}: {rule}" for name, _, rule in found]
+        raise InvalidInput(
+            "invalid spec: " + "; ".join(problems),
+            {
+                "problems": problems,
+                "violations": [{"field": path, "rule": rule} for _, path, rule in found],
+            },
+        )
     return ContainerSpec(**values)
 
 
