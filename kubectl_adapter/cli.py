@@ -224,7 +224,8 @@ def run_command(args: argparse.Namespace) -> Any:
 
         return dict(CAPABILITIES)
     if command in ("render", "create", "reconfigure"):
-        from .spec import SPEC_WAIT_SECONDS, load_spec
+        from .spec import load_spec
+        from .spec_input import SPEC_WAIT_SECONDS
 
         # Reading the spec counts towards the deadline too (a pipe may be slow to deliver).
         started = getattr(args, "started", None)

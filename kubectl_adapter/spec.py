@@ -9,20 +9,16 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import select
 import shlex
-import stat
-import sys
 from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
-from time import monotonic
 from typing import Any, NamedTuple
 
 from .errors import InvalidInput
 from .naming import DNS1123_RULE, LABEL_VALUE_RULE, is_dns1123_label, is_label_value
+from .spec_input import SPEC_WAIT_SECONDS, read_spec
 
 _ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # fullmatch: "$" would allow a final "\n"
 _MAX_IMAGE_LENGTH = 4096
@@ -329,22 +325,18 @@ def parse_spec(data: Any) -> ContainerSpec:
     return ContainerSpec(**values)
 
 
-# A spec is a few hundred bytes and two levels deep; these bounds only stop hostile input
-# (``/dev/zero``, ``[[[[...``) before it costs memory, time or a RecursionError.
-MAX_SPEC_BYTES = 1 << 20
+# A spec is two levels deep; deeper JSON is hostile (``[[[[...``), refused before parse_spec.
 MAX_SPEC_DEPTH = 32
-# How long a pipe (stdin, a FIFO) may take to deliver the whole spec: Manager writes it at once.
-SPEC_WAIT_SECONDS = 10.0
 
 
 def load_spec(source: str, *, wait_seconds: float = SPEC_WAIT_SECONDS) -> ContainerSpec:
     """Read a spec from a file path, or from stdin when ``source`` is ``-``.
 
-    At most ``MAX_SPEC_BYTES`` and ``MAX_SPEC_DEPTH`` levels; a pipe or FIFO must deliver it
-    within ``wait_seconds`` (a terminal on stdin is a person typing: no limit). Files other
-    than regular files and pipes (devices, directories, sockets) are refused.
+    At most ``spec_input.MAX_SPEC_BYTES`` and ``MAX_SPEC_DEPTH`` levels; a pipe or FIFO must
+    deliver it within ``wait_seconds`` (a terminal on stdin is a person typing: no limit).
+    Files other than regular files and pipes (devices, directories, sockets) are refused.
     """
-    raw = _read_spec(source, wait_seconds)
+    raw = read_spec(source, wait_seconds)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -378,74 +370,6 @@ def _depth(value: Any) -> int:
             deepest = max(deepest, level)
             stack.extend((child, level + 1) for child in item)
     return deepest
-
-
-def _read_spec(source: str, wait_seconds: float) -> bytes:
-    """The spec's bytes, at most ``MAX_SPEC_BYTES``, never blocking past ``wait_seconds``."""
-    if source == "-":
-        try:
-            fd = sys.stdin.fileno()
-        except (AttributeError, OSError, ValueError):  # replaced by a text stream (tests)
-            text = sys.stdin.read(MAX_SPEC_BYTES + 1)
-            return _bounded(source, text.encode("utf-8", "surrogatepass"))
-        wait = None if os.isatty(fd) else wait_seconds
-        return _bounded(source, _read_fd(source, fd, wait))
-    try:
-        # Non-blocking: opening a FIFO with no writer would otherwise block forever.
-        fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except OSError as exc:
-        raise InvalidInput(f"cannot read spec {source!r}: {exc.strerror or exc}") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISREG(mode):
-            return _bounded(source, _read_fd(source, fd, None))
-        if stat.S_ISFIFO(mode):
-            return _bounded(source, _read_fd(source, fd, wait_seconds))
-        raise InvalidInput(
-            f"cannot read spec {source!r}: not a regular file or a pipe (use - for stdin)"
-        )
-    finally:
-        os.close(fd)
-
-
-def _read_fd(source: str, fd: int, wait_seconds: float | None) -> bytes:
-    """Read to end of file or one byte past the size limit; with ``wait_seconds``, wait for
-    data with select() only (a FIFO without a writer reads as end of file at once)."""
-    deadline = None if wait_seconds is None else monotonic() + wait_seconds
-    chunks: list[bytes] = []
-    size = 0
-    while size <= MAX_SPEC_BYTES:
-        if deadline is not None:
-            remaining = deadline - monotonic()
-            if remaining <= 0:
-                raise InvalidInput(
-                    f"spec {source!r}: no complete spec within {wait_seconds:g}s "
-                    "(nothing, or no end of input, was written)",
-                    {"waitSeconds": wait_seconds},
-                )
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if not ready:
-                continue
-        try:
-            chunk = os.read(fd, 65536)
-        except BlockingIOError:
-            continue
-        except OSError as exc:
-            raise InvalidInput(f"cannot read spec {source!r}: {exc.strerror or exc}") from None
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
-
-
-def _bounded(source: str, data: bytes) -> bytes:
-    if len(data) > MAX_SPEC_BYTES:
-        raise InvalidInput(
-            f"spec {source!r} is larger than {MAX_SPEC_BYTES} bytes",
-            {"maxBytes": MAX_SPEC_BYTES},
-        )
-    return data
 
 
 def _reject_constant(name: str) -> Any:

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from kubectl_adapter.errors import InvalidInput
-from kubectl_adapter.spec import MAX_SPEC_BYTES, MAX_SPEC_DEPTH, load_spec, parse_spec
+from kubectl_adapter.spec import MAX_SPEC_DEPTH, load_spec, parse_spec
+from kubectl_adapter.spec_input import MAX_SPEC_BYTES
 
 from .helpers import ROOT, cli_argv, cli_env
 
