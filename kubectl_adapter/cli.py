@@ -14,7 +14,7 @@ import math
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from time import monotonic
 from types import FrameType
@@ -286,8 +286,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     started = monotonic()
-    with _signals_interrupt():
-        return _run(argv, started)
+    with _signals_interrupt() as finishing:
+        return _run(argv, started, finishing)
 
 
 # The signals that end a command the way Ctrl-C does: the running kubectl's process group is
@@ -305,23 +305,31 @@ class _Signalled(BaseException):
 
 
 @contextmanager
-def _signals_interrupt() -> Iterator[None]:
+def _signals_interrupt() -> Iterator[Callable[[], None]]:
     """Install the handlers for this command; restore the previous ones afterwards (the CLI
-    also runs in-process, in tests). Only the main thread may install handlers."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
+    also runs in-process, in tests). Only the main thread may install handlers.
+
+    Yields ``finishing``: once the outcome is being printed a signal no longer interrupts
+    (the document must come out whole, and the command is over anyway).
+    """
     fired: list[int] = []
+
+    def finishing() -> None:
+        fired.append(0)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield finishing
+        return
 
     def handle(signum: int, frame: FrameType | None) -> None:
         if fired:
-            return  # already unwinding: a second signal must not cut the clean-up short
+            return  # already unwinding or printing: a second signal must not cut it short
         fired.append(signum)
         raise _Signalled(signum)
 
     previous = {signum: signal.signal(signum, handle) for signum in INTERRUPTING_SIGNALS}
     try:
-        yield
+        yield finishing
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
@@ -338,7 +346,7 @@ def _interrupted(signum: int) -> int:
     return 128 + signum
 
 
-def _run(argv: Sequence[str] | None, started: float) -> int:
+def _run(argv: Sequence[str] | None, started: float, finishing: Callable[[], None]) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -346,14 +354,18 @@ def _run(argv: Sequence[str] | None, started: float) -> int:
         if args.verbose:
             _log_to_stderr()
         result = run_command(args)
+        finishing()
     except AdapterError as exc:
+        finishing()
         _print_json(exc.to_json())
         return exc.exit_code
     except _Signalled as exc:
         return _interrupted(exc.signum)
     except KeyboardInterrupt:
+        finishing()
         return _interrupted(signal.SIGINT)
     except Exception as exc:  # a bug: still one JSON document, never a traceback on stdout
+        finishing()
         error = InternalError(f"unexpected {type(exc).__name__}: {exc}")
         _print_json(error.to_json())
         import traceback
