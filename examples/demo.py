@@ -90,14 +90,14 @@ def run(args: argparse.Namespace) -> int:
         if context:
             base += ["--context", context]
         for number, (title, command, stdin) in enumerate(_steps(namespace), 1):
-            doc = _step(base, number, title, command, stdin)
-            if command == ["check"] and not doc.get("ok"):
+            code, doc = _step(base, number, title, command, stdin)
+            if command == ["check"] and (code != 0 or not doc.get("ok")):
                 print(json.dumps(doc, indent=2))
                 raise DemoFailed(
                     f"step {number}, check: the cluster is not ready for the adapter "
                     f"(namespace {namespace} exists: {doc.get('namespaceExists')}, missing "
                     f"permissions: {doc.get('missingPermissions')}); nothing was changed",
-                    1,
+                    code or 1,
                 )
         print("== done: created, stopped, started, reconfigured twice and deleted.")
     return 0
@@ -125,8 +125,9 @@ def _steps(namespace: str) -> list[tuple[str, list[str], dict[str, Any] | None]]
 
 def _step(
     base: list[str], number: int, title: str, command: list[str], stdin: dict[str, Any] | None
-) -> dict[str, Any]:
-    """Run one CLI command; its JSON document, or DemoFailed showing the error document."""
+) -> tuple[int, dict[str, Any]]:
+    """Run one CLI command: its exit code and JSON document, or DemoFailed showing the error
+    document. A ``check`` report comes back whatever its exit code (the caller judges it)."""
     started = time.monotonic()
     result = subprocess.run(
         [*base, *command],
@@ -145,14 +146,15 @@ def _step(
         doc = json.loads(result.stdout)
     except json.JSONDecodeError:
         doc = None
-    if result.returncode != 0 or not isinstance(doc, dict) or "error" in doc:
+    report = isinstance(doc, dict) and command == ["check"] and "ok" in doc
+    if not isinstance(doc, dict) or "error" in doc or (result.returncode != 0 and not report):
         # The whole error document: its type, message and details are the point of a failure.
         print(json.dumps(doc, indent=2) if doc is not None else result.stdout)
         sys.stderr.write(result.stderr)
         kind = doc["error"]["type"] if isinstance(doc, dict) and "error" in doc else "no JSON"
         raise DemoFailed(f"step {number}, {title}: {kind}", result.returncode or 1)
     print(_summary(doc))
-    return doc
+    return result.returncode, doc
 
 
 def _summary(doc: dict[str, Any]) -> str:
