@@ -26,7 +26,7 @@ from .helpers import ROOT, cli_argv, cli_env
 
 REQUEST_TIMEOUT = 2.0
 # Interpreter start-up, the kill and reading the killed kubectl's pipes on a loaded machine.
-MARGIN = 4.0
+MARGIN = 6.0
 SPEC = {"containerId": "h1", "nodeId": "7", "hostname": "hole", "image": "nginx:latest",
         "cpus": 0.1, "memoryMb": 64}  # fmt: skip
 

@@ -81,3 +81,49 @@ def test_signal_kills_kubectl_group_and_prints_the_error(
     document = json.loads(stdout)
     assert document["error"]["type"] == "Interrupted"
     assert document["error"]["details"] == {"signal": signum.name}
+
+
+# The real kubectl, with an exec credential plugin that never answers: kubectl (or the Cloud
+# SDK dispatcher before it) waits on the plugin, a grandchild of the CLI.
+PLUGIN = """\
+echo $$ > "$DIR/plugin.pid"
+exec sleep 300
+"""
+
+
+def test_sigterm_kills_a_real_kubectls_credential_plugin(tmp_path: Path) -> None:
+    plugin = script(tmp_path / "plugin", PLUGIN)
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        json.dumps({
+            "apiVersion": "v1", "kind": "Config", "current-context": "c",
+            "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:9",
+                                                   "insecure-skip-tls-verify": True}}],
+            "users": [{"name": "u", "user": {"exec": {
+                "apiVersion": "client.authentication.k8s.io/v1", "command": plugin,
+                "interactiveMode": "Never"}}}],
+            "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
+        })
+    )  # fmt: skip
+    proc = subprocess.Popen(
+        cli_argv("--kubeconfig", str(kubeconfig), "--cache-dir", str(tmp_path / "cache"),
+                 "status", "testns/web-1"),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**cli_env(), "DIR": str(tmp_path)},
+    )  # fmt: skip
+    pidfile = tmp_path / "plugin.pid"
+    plugin_pid = 0
+    try:
+        await_true(lambda: pidfile.exists() and pidfile.read_text().strip() != "", 20, "plugin")
+        plugin_pid = int(pidfile.read_text())
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=15)
+        await_true(lambda: not alive(plugin_pid), 5, "the credential plugin killed")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        if plugin_pid and alive(plugin_pid):
+            os.kill(plugin_pid, signal.SIGKILL)
+    assert proc.returncode == 128 + signal.SIGTERM, stderr
+    assert json.loads(stdout)["error"]["type"] == "Interrupted"
