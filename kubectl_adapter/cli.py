@@ -10,11 +10,18 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import math
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from time import monotonic
+from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from .errors import AdapterError, InternalError, InvalidInput
+from .bounds import MAX_SECONDS, check_seconds
+from .errors import AdapterError, InternalError, Interrupted, InvalidInput
 
 if TYPE_CHECKING:
     from .config import ClusterConfig
@@ -30,6 +37,16 @@ class _Parser(argparse.ArgumentParser):
         raise InvalidInput(f"{self.prog}: {message}", {"usage": self.format_usage().strip()})
 
 
+def _seconds(text: str) -> float:
+    """A numeric flag: finite, > 0 and at most a day, refused while parsing (before any call)."""
+    try:
+        return check_seconds(float(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds > 0 and <= {MAX_SECONDS:g}"
+        ) from None
+
+
 def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     default: Any = argparse.SUPPRESS if suppress else None
 
@@ -42,20 +59,28 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     add("--context", metavar="NAME", default=default, help="kubeconfig context")
     add("-n", "--namespace", metavar="NS", default=default, help="namespace (else context's)")
     add("--kubectl", metavar="PATH", default=default, help="kubectl binary (else on PATH)")
-    add("--timeout", metavar="S", type=float, default=default, help="bound on each wait (300)")
+    add("--timeout", metavar="S", type=_seconds, default=default, help="bound on each wait (300)")
     add(
         "--request-timeout",
         metavar="S",
-        type=float,
+        type=_seconds,
         default=default,
         help="kubectl --request-timeout per API request (10)",
     )
     add(
         "--call-timeout",
         metavar="S",
-        type=float,
+        type=_seconds,
         default=default,
         help="bound on any kubectl process that is not a wait (60)",
+    )
+    add(
+        "--deadline",
+        metavar="S",
+        type=_seconds,
+        default=default,
+        help="bound on the whole command (reads: --call-timeout; "
+        "waits: --timeout + 2 x --call-timeout)",
     )
     add("--cache-dir", metavar="DIR", default=default, help="kubectl --cache-dir")
     add(
@@ -137,18 +162,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _config(args: argparse.Namespace) -> ClusterConfig:
-    from .config import (
-        DEFAULT_CALL_TIMEOUT,
-        DEFAULT_REQUEST_TIMEOUT,
-        DEFAULT_WAIT_TIMEOUT,
-        ClusterConfig,
+def _deadline(args: argparse.Namespace) -> float:
+    """``--deadline``, else the default for this kind of command."""
+    from .bounds import DEFAULT_CALL_TIMEOUT, DEFAULT_WAIT_TIMEOUT, default_deadline
+
+    return float(
+        args.deadline
+        or default_deadline(
+            args.command,
+            timeout=args.timeout or DEFAULT_WAIT_TIMEOUT,
+            call_timeout=args.call_timeout or DEFAULT_CALL_TIMEOUT,
+            rollback=bool(getattr(args, "rollback_on_failure", False)),
+        )
     )
 
-    for flag in ("timeout", "request_timeout", "call_timeout"):
-        value = getattr(args, flag)
-        if value is not None and not value > 0:
-            raise InvalidInput(f"--{flag.replace('_', '-')} must be a number of seconds > 0")
+
+def _config(args: argparse.Namespace) -> ClusterConfig:
+    from .bounds import DEFAULT_CALL_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WAIT_TIMEOUT
+    from .config import ClusterConfig
+
     if args.node_id is not None:
         from .naming import LABEL_VALUE_RULE, is_label_value
 
@@ -166,6 +198,8 @@ def _config(args: argparse.Namespace) -> ClusterConfig:
         node_id=args.node_id,
         verbose=args.verbose,
         dry_run=args.dry_run,
+        deadline=_deadline(args),
+        started=getattr(args, "started", None),
     )
 
 
@@ -191,8 +225,12 @@ def run_command(args: argparse.Namespace) -> Any:
         return dict(CAPABILITIES)
     if command in ("render", "create", "reconfigure"):
         from .spec import load_spec
+        from .spec_input import SPEC_WAIT_SECONDS
 
-        spec = load_spec(args.spec)
+        # Reading the spec counts towards the deadline too (a pipe may be slow to deliver).
+        started = getattr(args, "started", None)
+        left = _deadline(args) - (monotonic() - started) if started is not None else math.inf
+        spec = load_spec(args.spec, wait_seconds=max(0.01, min(SPEC_WAIT_SECONDS, left)))
     if command == "render":
         # No provider (and so no pydantic): render is the start-up-critical command.
         from .render import render_manifest
@@ -247,19 +285,87 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    started = monotonic()
+    with _signals_interrupt() as finishing:
+        return _run(argv, started, finishing)
+
+
+# The signals that end a command the way Ctrl-C does: the running kubectl's process group is
+# killed, the error document printed, and the exit code is 128 + the signal's number.
+INTERRUPTING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class _Signalled(BaseException):
+    """A signal arrived: unwinds like KeyboardInterrupt (which ``except Exception`` ignores),
+    through the runner, which kills kubectl's process group on the way out."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def _signals_interrupt() -> Iterator[Callable[[], None]]:
+    """Install the handlers for this command; restore the previous ones afterwards (the CLI
+    also runs in-process, in tests). Only the main thread may install handlers.
+
+    Yields ``finishing``: once the outcome is being printed a signal no longer interrupts
+    (the document must come out whole, and the command is over anyway).
+    """
+    fired: list[int] = []
+
+    def finishing() -> None:
+        fired.append(0)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield finishing
+        return
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        if fired:
+            return  # already unwinding or printing: a second signal must not cut it short
+        fired.append(signum)
+        raise _Signalled(signum)
+
+    previous = {signum: signal.signal(signum, handle) for signum in INTERRUPTING_SIGNALS}
+    try:
+        yield finishing
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _interrupted(signum: int) -> int:
+    name = signal.Signals(signum).name
+    error = Interrupted(
+        f"interrupted by {name}: kubectl was stopped; the cluster may be part-way through "
+        "the operation (read its status)",
+        {"signal": name},
+    )
+    _print_json(error.to_json())
+    return 128 + signum
+
+
+def _run(argv: Sequence[str] | None, started: float, finishing: Callable[[], None]) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        args.started = started
         if args.verbose:
             _log_to_stderr()
         result = run_command(args)
+        finishing()
     except AdapterError as exc:
+        finishing()
         _print_json(exc.to_json())
         return exc.exit_code
+    except _Signalled as exc:
+        return _interrupted(exc.signum)
     except KeyboardInterrupt:
-        _print_json(InternalError("interrupted").to_json())
-        return 130
+        finishing()
+        return _interrupted(signal.SIGINT)
     except Exception as exc:  # a bug: still one JSON document, never a traceback on stdout
+        finishing()
         error = InternalError(f"unexpected {type(exc).__name__}: {exc}")
         _print_json(error.to_json())
         import traceback

@@ -1,12 +1,18 @@
-"""How to reach one Manager node's cluster: the kubectl flags every call carries."""
+"""How to reach one Manager node's cluster: the kubectl flags every call carries, and the
+bounds on every call and on the whole command."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-DEFAULT_WAIT_TIMEOUT = 300.0
-DEFAULT_REQUEST_TIMEOUT = 10.0
-DEFAULT_CALL_TIMEOUT = 60.0
+from .bounds import DEFAULT_CALL_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WAIT_TIMEOUT
+
+__all__ = [
+    "DEFAULT_CALL_TIMEOUT",
+    "DEFAULT_REQUEST_TIMEOUT",
+    "DEFAULT_WAIT_TIMEOUT",
+    "ClusterConfig",
+]
 
 
 @dataclass(frozen=True)
@@ -15,6 +21,9 @@ class ClusterConfig:
 
     ``timeout`` bounds each wait (rollout, pod deletion); ``call_timeout`` bounds any single
     kubectl process that is not a wait; ``request_timeout`` is kubectl's own per-request limit.
+    ``deadline`` bounds the whole command: every kubectl process gets at most what is left of
+    it, counted from ``started`` (a ``time.monotonic()`` value; default: when the runner is
+    made). ``None`` means no overall deadline (library use); the CLI always sets one.
     """
 
     kubeconfig: str | None = None
@@ -28,3 +37,5 @@ class ClusterConfig:
     node_id: str | None = None
     verbose: bool = False
     dry_run: bool = False
+    deadline: float | None = None
+    started: float | None = None

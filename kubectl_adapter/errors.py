@@ -14,7 +14,8 @@ and a CLI exit code::
     ├── Timeout                       exit 7  a bounded wait or a kubectl process ran out of time
     ├── Unavailable                   exit 8  API unreachable, refused, DNS/TLS, 5xx/429
     ├── ConfigurationError            exit 9  kubectl missing, kubeconfig/context missing or invalid
-    └── RolloutFailed                 exit 10 progress deadline exceeded or a pod failure seen
+    ├── RolloutFailed                 exit 10 progress deadline exceeded or a pod failure seen
+    └── Interrupted                   exit 130 SIGINT; 128 + the signal (129 SIGHUP, 143 SIGTERM)
 
 Messages and details must already be redacted when an error is built (see ``redact``).
 """
@@ -29,6 +30,7 @@ __all__ = [
     "Conflict",
     "Forbidden",
     "InternalError",
+    "Interrupted",
     "InvalidInput",
     "InvalidProviderId",
     "NotFound",
@@ -134,6 +136,17 @@ class RolloutFailed(AdapterError):
     exit_code = 10
 
 
+class Interrupted(AdapterError):
+    """Raised when a signal (SIGINT, SIGTERM, SIGHUP) ends the command; kubectl was killed.
+
+    The CLI exits 128 + the signal's number, as a shell reports a process a signal ended;
+    ``exit_code`` is SIGINT's. What already happened on the cluster stays: read ``status``.
+    """
+
+    type = "Interrupted"
+    exit_code = 130
+
+
 ALL_ERRORS: tuple[type[AdapterError], ...] = (
     InternalError,
     InvalidInput,
@@ -146,4 +159,5 @@ ALL_ERRORS: tuple[type[AdapterError], ...] = (
     Unavailable,
     ConfigurationError,
     RolloutFailed,
+    Interrupted,
 )

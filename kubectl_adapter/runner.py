@@ -3,24 +3,34 @@
 Every call: a list argv (never a shell string), a timeout, manifests on stdin, stdout and
 stderr captured, failures translated by ``kubectl_errors.classify``. With ``verbose`` each
 command is logged shell-quoted, exactly as an operator can paste it.
+
+Bounds: a read-only kubectl (``get``, ``version``) lives at most ``--request-timeout`` plus a
+grace, any other non-wait call ``--call-timeout``, a wait its own timeout plus a grace; and
+every one of them at most what is left of the command's overall deadline. Each kubectl runs
+in its own process group, killed as a whole on every way out (bound, error, signal), so no
+``rollout status`` or exec credential plugin outlives the command.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import threading
 from collections.abc import Sequence
+from time import monotonic
 from typing import IO, Any, NamedTuple
 
+from .bounds import READ_GRACE_SECONDS
 from .config import ClusterConfig
-from .errors import AdapterError, ConfigurationError, InternalError, Unavailable
+from .errors import AdapterError, ConfigurationError, InternalError, Timeout, Unavailable
 from .kubectl_errors import classify, explain_kubeconfig
 from .redact import redact, register_kubeconfig_secrets
 from .shapes import output_problem
@@ -37,6 +47,10 @@ _CURRENT_CONTEXT = re.compile(r"""(?<![\w-])["']?current-context["']?\s*:\s*["']
 # How long we still read a killed kubectl's pipes: a child it started (an exec credential
 # plugin) can hold them open, and must not turn our bounded call into an unbounded one.
 KILL_DRAIN_SECONDS = 5.0
+
+# kubectl verbs that only read: bounded by the request timeout (plus READ_GRACE_SECONDS),
+# not by the much longer --call-timeout.
+READ_VERBS = frozenset({"get", "version"})
 
 
 class KubectlResult(NamedTuple):
@@ -58,6 +72,21 @@ class KubectlRunner:
         self.config = config
         self.progress = progress if progress is not None else sys.stderr
         self._binary: str | None = None
+        self._deadline_at: float | None = None
+        if config.deadline is not None:
+            started = config.started if config.started is not None else monotonic()
+            self._deadline_at = started + config.deadline
+
+    def remaining(self) -> float | None:
+        """Seconds left of the command's overall deadline (``None``: no deadline)."""
+        return None if self._deadline_at is None else self._deadline_at - monotonic()
+
+    def default_bound(self, args: Sequence[str]) -> float:
+        """The process bound of a non-wait call: reads get their request timeout plus grace."""
+        cfg = self.config
+        if args and str(args[0]) in READ_VERBS:
+            return min(cfg.call_timeout, cfg.request_timeout + READ_GRACE_SECONDS)
+        return cfg.call_timeout
 
     # -- argv -------------------------------------------------------------------------------
 
@@ -124,7 +153,18 @@ class KubectlRunner:
         shown = self.display(argv)
         if self.config.verbose:
             log.info("+ %s", shown)
-        bound = timeout if timeout is not None else self.config.call_timeout
+        bound = timeout if timeout is not None else self.default_bound(args)
+        remaining = self.remaining()
+        cut = remaining is not None and remaining < bound
+        if remaining is not None and remaining <= 0:
+            raise Timeout(
+                f"the command's overall deadline ({self.config.deadline:g}s, --deadline) "
+                f"was reached before: {shown}",
+                {"command": shown, "reason": "deadline", "deadlineSeconds": self.config.deadline},
+            )
+        if cut:
+            assert remaining is not None
+            bound = remaining
         returncode, stdout, stderr = self._execute(argv, stdin, bound, stream)
         if returncode != 0 or (self.config.verbose and stderr.strip()):
             # Before any message is built: kubectl's stderr may repeat a credential bare.
@@ -132,6 +172,9 @@ class KubectlRunner:
         if returncode is None:
             error = classify(shown, -1, stderr, timed_out=True)
             error.details["timeoutSeconds"] = bound
+            if cut and isinstance(error, Timeout):
+                error.details["reason"] = "deadline"
+                error.details["deadlineSeconds"] = self.config.deadline
             raise error
         if returncode != 0:
             # kubectl get prints an empty List on stdout even when the LIST failed:
@@ -228,6 +271,9 @@ class KubectlRunner:
                 text=stream,
                 encoding="utf-8" if stream else None,
                 errors="replace" if stream else None,
+                # Its own process group: kubectl and whatever it starts (exec credential
+                # plugins) are killed together, and a terminal's Ctrl-C reaches only us.
+                start_new_session=True,
             )
         except FileNotFoundError:
             raise ConfigurationError(
@@ -249,7 +295,7 @@ class KubectlRunner:
             try:
                 stdout, stderr = proc.communicate(data, timeout=timeout)
             except subprocess.TimeoutExpired:
-                proc.kill()
+                _kill_group(proc)
                 try:
                     stdout, stderr = proc.communicate(timeout=KILL_DRAIN_SECONDS)
                 except subprocess.TimeoutExpired:
@@ -257,11 +303,12 @@ class KubectlRunner:
                 return None, _text(stdout), _text(stderr)
             return proc.returncode, _text(stdout), _text(stderr)
         except BaseException:
-            # Ctrl-C or a bug of ours: never leave a kubectl running behind us.
-            if proc.poll() is None:
-                proc.kill()
+            # A signal or a bug of ours: never leave a kubectl running behind us.
+            _kill_group(proc)
             raise
         finally:
+            # Also after a normal exit: a credential plugin kubectl left behind dies too.
+            _kill_group(proc)
             for pipe in (proc.stdin, proc.stdout, proc.stderr):
                 if pipe is not None:
                     pipe.close()
@@ -306,12 +353,27 @@ class KubectlRunner:
         try:
             returncode: int | None = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            _kill_group(proc)
             proc.wait()
             returncode = None
         for thread in threads:
             thread.join(timeout=KILL_DRAIN_SECONDS)
         return returncode, "".join(out), "".join(err)
+
+
+def _kill_group(proc: subprocess.Popen[Any]) -> None:
+    """SIGKILL kubectl's whole process group (it leads it: ``start_new_session``).
+
+    The group outlives kubectl while any member lives, so its ID is not reused by then; once
+    the group is empty the kill finds nothing. A pid below 2 is never a group we made
+    (``killpg(0)`` would be our own group): then only the process itself is killed.
+    """
+    if proc.pid is not None and proc.pid > 1:
+        # ESRCH: the group is gone, nothing of it is left to kill.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    if proc.poll() is None:
+        proc.kill()
 
 
 def _text(output: bytes | str | None) -> str:

@@ -42,9 +42,19 @@ DEFAULT_DIR = Path("docs/schema")
 LABEL_VALUE_PATTERN = r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
 DNS1123_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 ENV_KEY_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+# Text the API server can store (spec.unstorable_characters), as far as one pattern means
+# the same in ECMA-262 and Python: C0 controls but tab/LF/CR, DEL, C1, the BMP noncharacters.
+# Astral noncharacters (U+1FFFE, ...) and lone surrogates are a documented difference.
+_UNSTORABLE_BMP = r"\ufdd0-\ufdef\ufffe\uffff"
+TEXT_PATTERN = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f" + _UNSTORABLE_BMP + "]*$"
 # Not "^\S+$": ECMA's and Python's \s differ (U+0085, U+FEFF), and control characters are
-# refused too. Exactly the characters spec.py refuses: str.isspace(), below U+0020, U+007F.
-IMAGE_PATTERN = r"^[^\x00-\x20\x7f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$"
+# refused too. Exactly the characters spec.py refuses: str.isspace(), C0, DEL, C1 (U+0080 to
+# U+009F) and the BMP noncharacters.
+IMAGE_PATTERN = (
+    r"^[^\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+    + _UNSTORABLE_BMP
+    + "]+$"
+)
 MAX_IMAGE_LENGTH = 4096
 MAX_LABEL_INTEGER = 10**63 - 1  # 63 digits: the longest label value
 # Kubernetes keeps millicores and bytes as int64. The exact cpus bound, 9223372036854775.807,
@@ -54,13 +64,19 @@ MAX_CPUS = (2**63 - 1) // 1000
 MAX_MEMORY_MB = (2**63 - 1) // 2**20
 
 _LABEL_TEXT = Annotated[str, StringConstraints(pattern=LABEL_VALUE_PATTERN, max_length=63)]
+_TEXT = Annotated[str, StringConstraints(pattern=TEXT_PATTERN)]
 _LABEL_INTEGER = Annotated[int, Field(ge=0, le=MAX_LABEL_INTEGER)]
 _ENV_SCHEMA: dict[str, Any] = {
     "anyOf": [
         {
             "type": "object",
             "propertyNames": {"pattern": ENV_KEY_PATTERN},
-            "additionalProperties": {"type": ["string", "number", "boolean"]},
+            "additionalProperties": {
+                "anyOf": [
+                    {"type": "string", "pattern": TEXT_PATTERN},
+                    {"type": ["number", "boolean"]},
+                ]
+            },
         },
         {"type": "null"},
     ]
@@ -139,7 +155,7 @@ class SpecSchema(BaseModel):
             "Null or absent means none. Set in name order."
         ),
     )
-    entrypoint: str | list[str] | None = Field(
+    entrypoint: _TEXT | list[_TEXT] | None = Field(
         default=None,
         description=(
             "The container's command: a list of arguments, or a string split like a POSIX "
@@ -188,10 +204,12 @@ SPEC_DIFFERENCES: dict[str, str] = {
         "Schema calls it an integer, the adapter wants a JSON integer or a string. "
         "(`JSON.stringify` never writes one.)"
     ),
-    "nul-or-lone-surrogate": (
-        "NUL characters (`\\u0000`) in `env` values or `entrypoint`, and lone UTF-16 "
-        "surrogates (`\\ud800` not part of a pair) in `image`, `env` values or `entrypoint`: "
-        "text that cannot reach a container unchanged."
+    "astral-noncharacter-or-lone-surrogate": (
+        "noncharacters beyond the Basic Multilingual Plane (`U+1FFFE`, `U+10FFFF`, ...) and "
+        "lone UTF-16 surrogates (`\\ud800` not part of a pair) in `image`, `env` values or "
+        "`entrypoint`: text the API server cannot store, which no pattern can name alike in "
+        "ECMA-262 and Python (the patterns refuse the other control characters and "
+        "noncharacters)."
     ),
     "entrypoint-shell": (
         "an `entrypoint` string that cannot be split like a POSIX shell command: unbalanced "

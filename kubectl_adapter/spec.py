@@ -14,11 +14,11 @@ import shlex
 from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from .errors import InvalidInput
 from .naming import DNS1123_RULE, LABEL_VALUE_RULE, is_dns1123_label, is_label_value
+from .spec_input import SPEC_WAIT_SECONDS, read_spec
 
 _ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # fullmatch: "$" would allow a final "\n"
 _MAX_IMAGE_LENGTH = 4096
@@ -128,15 +128,33 @@ def _memory(value: Any) -> int:
     return int(value)
 
 
+class _Problems(ValueError):
+    """Several problems inside one field: ``(path below the field, rule)`` each, so that every
+    bad env entry or entrypoint part is reported, not only the first."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(message for _, message in problems))
+        self.problems = problems
+
+
 def _env(value: Any) -> dict[str, str]:
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise ValueError("must be an object of NAME: value")
-    for key in value:
+    problems: list[tuple[str, str]] = []
+    env: dict[str, str] = {}
+    for key, item in value.items():
         if not isinstance(key, str) or not _ENV_KEY.fullmatch(key):
-            raise ValueError(f"key {key!r} must match ^[A-Za-z_][A-Za-z0-9_]*$")
-    return {str(key): _env_value(key, value[key]) for key in sorted(value)}
+            problems.append(("", f"key {key!r} must match ^[A-Za-z_][A-Za-z0-9_]*$"))
+            continue
+        try:
+            env[key] = _env_value(key, item)
+        except ValueError as exc:
+            problems.append((f".{key}", str(exc)))
+    if problems:
+        raise _Problems(problems)
+    return {key: env[key] for key in sorted(env)}
 
 
 def _entrypoint(value: Any) -> tuple[str, ...] | None:
@@ -150,22 +168,57 @@ def _entrypoint(value: Any) -> tuple[str, ...] | None:
             raise ValueError(f"cannot be split like a shell command: {exc}") from None
     elif isinstance(value, list | tuple) and all(isinstance(part, str) for part in value):
         parts = [str(part) for part in value]
+        problems: list[tuple[str, str]] = []
+        for index, part in enumerate(parts):
+            try:
+                _check_text(part)
+            except ValueError as exc:
+                problems.append((f"[{index}]", f"[{index}] {exc}"))
+        if problems:
+            raise _Problems(problems)
     else:
         raise ValueError("must be a string, a list of strings, or null")
-    for part in parts:
-        _check_text(part)
     # An empty entrypoint means "the image's own", exactly like null.
     return tuple(parts) or None
 
 
+def _unstorable_class() -> str:
+    # C0 controls but tab, LF and CR; DEL and the C1 controls (U+0085 too: YAML reads it as
+    # a line break and folds it into a space); surrogates; the noncharacters.
+    ranges = [r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef"]
+    ranges += [rf"\U{plane:04X}FFFE\U{plane:04X}FFFF" for plane in range(17)]
+    return "[" + "".join(ranges) + "]"
+
+
+# What the API server cannot store unchanged. kubectl sends the object as JSON that escapes
+# only C0 controls, and the server reads apply bodies as YAML, which refuses other
+# non-printable characters (DEL, C1, U+FFFE/U+FFFF) and folds U+0085 into a space.
+_UNSTORABLE = re.compile(_unstorable_class())
+STORABLE_TEXT_RULE = (
+    "control characters other than tab, LF and CR, surrogates and noncharacters "
+    "cannot be stored by Kubernetes"
+)
+
+
+def unstorable_characters(text: str) -> list[str]:
+    """The characters of ``text`` the API server cannot store, as ``U+XXXX`` (first 5)."""
+    found: list[str] = []
+    for match in _UNSTORABLE.finditer(text):
+        code = f"U+{ord(match.group()):04X}"
+        if code not in found:
+            found.append(code)
+        if len(found) == 5:
+            break
+    return found
+
+
 def _check_text(text: str, what: str = "") -> None:
-    """Text that cannot reach a container unchanged: NUL (C strings end there) and lone
-    surrogates (not encodable as UTF-8; the API server would turn them into U+FFFD)."""
+    """Text that cannot reach a container unchanged: NUL (C strings end there), lone
+    surrogates (not UTF-8), and whatever else the API server cannot store."""
     prefix = f"{what} " if what else ""
-    if "\x00" in text:
-        raise ValueError(f"{prefix}must not contain NUL characters")
-    if any("\ud800" <= ch <= "\udfff" for ch in text):
-        raise ValueError(f"{prefix}must be valid Unicode (no lone surrogates)")
+    bad = unstorable_characters(text)
+    if bad:
+        raise ValueError(f"{prefix}must not contain {', '.join(bad)} ({STORABLE_TEXT_RULE})")
 
 
 def _js_number(value: float) -> str:
@@ -242,39 +295,81 @@ def parse_spec(data: Any) -> ContainerSpec:
     """
     if not isinstance(data, dict):
         raise InvalidInput("spec must be a JSON object")
-    problems = [f"{key}: unknown field" for key in data if key not in _FIELDS]
+    # (field path, rule): "env.KEY", "entrypoint[2]" for problems inside a field.
+    found: list[tuple[str, str, str]] = [
+        (key, key, "unknown field") for key in data if key not in _FIELDS
+    ]
     values: dict[str, Any] = {}
     for name, (attribute, validate, default) in _FIELDS.items():
         if name not in data:
             if default is _MISSING:
-                problems.append(f"{name}: required")
+                found.append((name, name, "required"))
             else:
                 values[attribute] = default() if callable(default) else default
             continue
         try:
             values[attribute] = validate(data[name])
+        except _Problems as exc:
+            found += [(name, name + below, rule) for below, rule in exc.problems]
         except ValueError as exc:
-            problems.append(f"{name}: {exc}")
-    if problems:
-        raise InvalidInput("invalid spec: " + "; ".join(problems), {"problems": problems})
+            found.append((name, name, str(exc)))
+    if found:
+        problems = [f"{name}: {rule}" for name, _, rule in found]
+        raise InvalidInput(
+            "invalid spec: " + "; ".join(problems),
+            {
+                "problems": problems,
+                "violations": [{"field": path, "rule": rule} for _, path, rule in found],
+            },
+        )
     return ContainerSpec(**values)
 
 
-def load_spec(source: str) -> ContainerSpec:
-    """Read a spec from a file path, or from stdin when ``source`` is ``-``."""
-    import sys
+# A spec is two levels deep; deeper JSON is hostile (``[[[[...``), refused before parse_spec.
+MAX_SPEC_DEPTH = 32
 
+
+def load_spec(source: str, *, wait_seconds: float = SPEC_WAIT_SECONDS) -> ContainerSpec:
+    """Read a spec from a file path, or from stdin when ``source`` is ``-``.
+
+    At most ``spec_input.MAX_SPEC_BYTES`` and ``MAX_SPEC_DEPTH`` levels; a pipe or FIFO must
+    deliver it within ``wait_seconds`` (a terminal on stdin is a person typing: no limit).
+    Files other than regular files and pipes (devices, directories, sockets) are refused.
+    """
+    raw = read_spec(source, wait_seconds)
     try:
-        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InvalidInput(f"cannot read spec {source!r}: {exc.strerror or exc}") from None
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidInput(f"spec {source!r} is not UTF-8: {exc}") from None
     try:
         data = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        data = None
+        depth = MAX_SPEC_DEPTH + 1
     except ValueError as exc:  # JSONDecodeError, and ints longer than Python converts
         raise InvalidInput(f"spec {source!r} is not valid JSON: {exc}") from None
+    else:
+        depth = _depth(data)
+    if depth > MAX_SPEC_DEPTH:
+        raise InvalidInput(
+            f"spec {source!r} is nested more than {MAX_SPEC_DEPTH} levels deep",
+            {"maxDepth": MAX_SPEC_DEPTH},
+        )
     return parse_spec(data)
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of decoded JSON, without recursion (a scalar is 0, ``[]`` is 1)."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in item)
+    return deepest
 
 
 def _reject_constant(name: str) -> Any:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -234,3 +236,22 @@ def test_capabilities_constant_matches_the_model() -> None:
     from kubectl_adapter.models import Capabilities
 
     assert Capabilities().to_json() == CAPABILITIES
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_signal_prints_interrupted_and_exits_128_plus_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, signum: int
+) -> None:
+    before = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)}
+
+    def signalled(args: Any) -> Any:
+        os.kill(os.getpid(), signum)  # delivered to this (main) thread before kill returns
+        raise AssertionError("the signal did not interrupt the command")
+
+    monkeypatch.setattr(cli, "run_command", signalled)
+    code, document, _ = run(capsys, "capabilities")
+    assert code == 128 + signum
+    assert document["error"]["type"] == "Interrupted"
+    assert document["error"]["details"] == {"signal": signal.Signals(signum).name}
+    # In-process callers (tests, the Python API) get their own handlers back.
+    assert {s: signal.getsignal(s) for s in before} == before

@@ -26,6 +26,7 @@ CONTRACT = {
     "Unavailable": 8,
     "ConfigurationError": 9,
     "RolloutFailed": 10,
+    "Interrupted": 130,
 }
 
 
@@ -83,7 +84,9 @@ def test_exit_codes_are_unique_except_the_provider_id_refinement() -> None:
     shared = {code: sorted(names) for code, names in by_code.items() if len(names) > 1}
     assert shared == {2: ["InvalidInput", "InvalidProviderId"]}
     assert issubclass(errors.InvalidProviderId, errors.InvalidInput)
-    assert all(0 < code < 126 for code in by_code)  # never a shell/signal code
+    # Never a shell/signal code, except the one error that reports a signal (128 + SIGINT).
+    assert all(0 < code < 126 for code, names in by_code.items() if names != ["Interrupted"])
+    assert errors.Interrupted.exit_code == 128 + 2
 
 
 def test_docstring_table_agrees_with_the_code() -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
+import signal
 import stat
 import subprocess
 import time
@@ -19,6 +21,7 @@ import pytest
 from pytest_subprocess import FakeProcess
 from pytest_subprocess.fake_popen import FakePopen
 
+from kubectl_adapter.bounds import READ_GRACE_SECONDS
 from kubectl_adapter.config import ClusterConfig
 from kubectl_adapter.errors import (
     ConfigurationError,
@@ -488,3 +491,85 @@ def test_progress_defaults_to_stderr() -> None:
     import sys
 
     assert KubectlRunner(ClusterConfig()).progress is sys.stderr
+
+
+# -- process groups and the overall deadline --------------------------------------------------
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["captured", "streaming"])
+def test_real_timeout_kills_kubectls_whole_process_group(tmp_path: Path, stream: bool) -> None:
+    # Before the fix only kubectl died; its child (a credential plugin) lived on and held
+    # the pipes, so the call also took the whole drain period.
+    pidfile = tmp_path / "child.pid"
+    binary = fake_kubectl(tmp_path, f"sleep 30 &\necho $! > {pidfile}\nwait\n")
+    started = time.monotonic()
+    try:
+        with pytest.raises(Timeout):
+            runner(kubectl=binary).run(
+                ["rollout", "status", "x"], timeout=0.5, stream=stream, request_timeout=False
+            )
+        assert time.monotonic() - started < 3
+        child = int(pidfile.read_text())
+        deadline = time.monotonic() + 5
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not _alive(child)
+    finally:
+        if pidfile.exists() and _alive(int(pidfile.read_text())):
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)
+
+
+def test_reads_are_bounded_by_the_request_timeout_plus_grace(fp: FakeProcess) -> None:
+    bounds: list[float] = []
+
+    def hang(process: FakePopen) -> None:
+        raise subprocess.TimeoutExpired(process.args, 0)
+
+    for verb in ("get", "version", "scale"):
+        fp.register([*K, verb], callback=hang)
+    r = runner(call_timeout=60, request_timeout=10)
+    for verb in ("get", "version", "scale"):
+        with pytest.raises(Timeout) as info:
+            r.run([verb])
+        bounds.append(info.value.details["timeoutSeconds"])
+    assert bounds == [10 + READ_GRACE_SECONDS, 10 + READ_GRACE_SECONDS, 60]
+    assert runner(call_timeout=4, request_timeout=10).default_bound(["get"]) == 4
+
+
+def test_every_call_draws_on_the_overall_deadline(fp: FakeProcess) -> None:
+    def hang(process: FakePopen) -> None:
+        raise subprocess.TimeoutExpired(process.args, 0)
+
+    fp.register([*K, "scale"], callback=hang)
+    r = runner(deadline=30.0, started=time.monotonic() - 25.0)
+    with pytest.raises(Timeout) as info:
+        r.run(["scale"])
+    assert info.value.details["timeoutSeconds"] <= 5.0
+    assert info.value.details["reason"] == "deadline"
+    assert info.value.details["deadlineSeconds"] == 30.0
+
+
+def test_no_kubectl_runs_once_the_deadline_has_passed(fp: FakeProcess) -> None:
+    r = runner(deadline=10.0, started=time.monotonic() - 11.0)
+    with pytest.raises(Timeout, match="overall deadline") as info:
+        r.run(["get", "pods"])
+    assert info.value.details["reason"] == "deadline"
+    assert not fp.calls
+
+
+def test_real_kubectl_is_killed_at_the_deadline(tmp_path: Path) -> None:
+    binary = fake_kubectl(tmp_path, "exec sleep 30\n")
+    r = runner(kubectl=binary, deadline=0.5)
+    started = time.monotonic()
+    with pytest.raises(Timeout) as info:
+        r.run(["rollout", "status", "x"], timeout=60, request_timeout=False)
+    assert time.monotonic() - started < 3
+    assert info.value.details["reason"] == "deadline"
