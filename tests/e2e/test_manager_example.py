@@ -27,7 +27,8 @@ def test_manager_integration_node_tests() -> None:
     if "KUBECTL_ADAPTER" not in env and venv_adapter.exists():
         env["KUBECTL_ADAPTER"] = str(venv_adapter)
     proc = subprocess.run(
-        [node, "--test", "integrations/manager/test/"],
+        # The files wait on rollouts and Pod deletions more than they compute: run them together.
+        [node, "--test", "--test-concurrency=4", "integrations/manager/test/"],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -38,9 +39,7 @@ def test_manager_integration_node_tests() -> None:
     assert proc.returncode == 0, (
         f"node --test failed:\n{proc.stdout[-8000:]}\n{proc.stderr[-4000:]}"
     )
-    # node --test exits 0 when it finds no test files: make sure every file ran.
-    for name in ("errors.test.js", "spec.test.js", "client.test.js", "jobs.test.js"):
-        assert (ROOT / "integrations" / "manager" / "test" / name).exists()
+    # node --test exits 0 when it finds no test files: make sure they all ran.
     assert "# fail 0" in proc.stdout, proc.stdout[-2000:]
     passed = int(proc.stdout.rsplit("# pass ", 1)[1].split()[0])
     assert passed >= 49, f"only {passed} node tests passed:\n{proc.stdout[-2000:]}"
