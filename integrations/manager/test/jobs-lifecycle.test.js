@@ -32,6 +32,7 @@ async function lifecycle(round) {
     { expectCreating: true },
   );
   assert.equal(jobA.status, 'success', String(jobA.error));
+  assert.deepEqual(jobA.calls, ['capabilities', 'createLxc', 'waitForTask', 'startLxc', 'waitForTask', 'getLxcMacAddress', 'getLxcIpAddress']);
   assert.equal(a.containerId, `${NS}/web-a`);
   assert.equal(a.macAddress, null);
   assert.equal(a.ipv4Address, null, 'an ephemeral Pod IP is never stored');
@@ -50,6 +51,7 @@ async function lifecycle(round) {
   // PUT env change: one rolling update, no stop/start, Settings' default env kept.
   const envJob = await manager.run(manager.putContainer(a.id, { environmentVars: { GREETING: 'bye', EXTRA: `${round}` } }));
   assert.equal(envJob.status, 'success', String(envJob.error));
+  assert.deepEqual(envJob.calls, ['capabilities', 'updateLxcConfig'], 'no stop/start after a rollout');
   assert.deepEqual((await scenario.podTemplate(a.containerId)).env, { TZ: 'UTC', GREETING: 'bye', EXTRA: `${round}` });
 
   if (full) {
@@ -61,20 +63,19 @@ async function lifecycle(round) {
     assert.equal(templateB.resources.limits.memory, '192Mi');
     assert.deepEqual(templateB.command, ['nginx', '-g', 'daemon off;']);
     assert.deepEqual(templateB.env, { TZ: 'UTC' });
-    // Clearing the entrypoint is a `delete` in Manager's delta: the image default runs.
-    const clearJob = await manager.run(manager.putContainer(b.id, { entrypoint: null }));
-    assert.equal(clearJob.status, 'success', String(clearJob.error));
-    assert.equal((await scenario.podTemplate(b.containerId)).command, null);
   }
 
   // PUT restart: the explicit stop/start path of the reconfigure job.
   const restartJob = await manager.run(manager.putContainer(a.id, { restart: true }));
   assert.equal(restartJob.status, 'success', String(restartJob.error));
+  assert.deepEqual(restartJob.calls, ['capabilities', 'updateLxcConfig', 'getLxcStatus', 'stopLxc', 'waitForTask', 'startLxc', 'waitForTask']);
   statuses = await manager.statuses();
   assert.equal(statuses.get(a.id), 'running');
   await scenario.assertNoOrphans();
 
+  manager.calls.length = 0;
   assert.deepEqual(await manager.deleteContainer(a.id), { deleted: true });
+  assert.deepEqual(manager.calls, ['lxcConfig', 'deleteContainer']);
   if (b) assert.deepEqual(await manager.deleteContainer(b.id), { deleted: true });
   assert.equal(manager.containers.rows.size, 0);
   await scenario.assertNoOrphans();

@@ -90,7 +90,22 @@ class ManagerSim {
    */
   constructor(node, api) {
     this.node = node;
-    this.api = api;
+    // Every client method Manager's code calls is logged, per job (job.calls) or else here.
+    this.calls = [];
+    this.log = this.calls;
+    this.api = (row) => {
+      const client = api(row);
+      return new Proxy(client, {
+        get: (target, name) => {
+          const value = target[name];
+          if (typeof value !== 'function') return value;
+          return (...args) => {
+            this.log.push(name);
+            return value.apply(target, args);
+          };
+        },
+      });
+    };
     this.site = { id: 1, internalDomain: 'example.internal' };
     this.containers = new ContainerTable();
     this.containers.systemDefaultEnv = { TZ: 'UTC' };
@@ -155,7 +170,7 @@ class ManagerSim {
   // -- jobs ---------------------------------------------------------------------------------
 
   enqueue(kind, containerId, args = {}) {
-    const job = { id: this.jobs.length + 1, kind, containerId, args, status: 'pending', error: null };
+    const job = { id: this.jobs.length + 1, kind, containerId, args, status: 'pending', error: null, calls: [] };
     this.jobs.push(job);
     return job;
   }
@@ -163,6 +178,7 @@ class ManagerSim {
   /** The job runner: run one job to success or failure (like a job script's exit code). */
   async run(job) {
     job.status = 'running';
+    this.log = job.calls;
     try {
       if (job.kind === 'create') await this.createJob(job.containerId);
       else await this.reconfigureJob(job.containerId, job.args);
@@ -170,6 +186,8 @@ class ManagerSim {
     } catch (err) {
       job.status = 'failure';
       job.error = err;
+    } finally {
+      this.log = this.calls;
     }
     return job;
   }
