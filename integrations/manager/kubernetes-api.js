@@ -1,0 +1,313 @@
+'use strict';
+/**
+ * KubernetesApi: Manager's node client for `nodeType: 'kubernetes'`, shaped like its
+ * ProxmoxApi / DockerApi / DummyApi (same method names, `(nodeName, vmid, ...)` arguments,
+ * task strings for waitForTask). Each Manager container is one Deployment, driven by the
+ * `kubectl-adapter` CLI; `vmid` is the provider ID `namespace/name`.
+ *
+ * What differs from an LXC node, and how Manager learns it: `capabilities()` (no VMID
+ * allocation, no storages or templates, no MAC, an ephemeral Pod IP, changes applied by a
+ * rolling update). Every mutation needs Manager's Container.id (`{ containerId }` or
+ * `{ container }` as the last argument) and runs with `--node-id`, so the adapter refuses to
+ * touch another container's or node's Deployment. Failures are typed (lib/errors.js).
+ */
+
+const { AdapterCli } = require('./lib/adapter-cli');
+const errors = require('./lib/errors');
+const spec = require('./lib/spec');
+
+const { invalidInput } = errors;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** Facts about this client itself (not the cluster), merged into capabilities(). */
+const CLIENT_CAPABILITIES = Object.freeze({
+  // updateLxcConfig resolves once the new Pod template is rolled out and available:
+  // Manager's reconfigure job must not stop/start afterwards (that would be a second outage).
+  reconfigureRollsOut: true,
+});
+
+const CAPABILITIES_BY_EXECUTABLE = new Map();
+
+class KubernetesApi {
+  /**
+   * @param {object} node Manager's Node (or a plain object with the same fields)
+   * @param {number|string} node.id Manager node ID (label on every Deployment; guards)
+   * @param {string} node.name Manager node name (clusterResources' `node`)
+   * @param {string} node.namespace namespace holding this node's Deployments
+   * @param {string} [node.kubeconfig] kubeconfig path on the Manager host (default: kubectl's)
+   * @param {string} [node.context] kubeconfig context (default: its current-context)
+   * @param {object} [options]
+   * @param {string|string[]} [options.command] adapter executable or argv prefix; default
+   *   $KUBECTL_ADAPTER, else `kubectl-adapter`
+   * @param {string[]} [options.extraArgs] more global flags, e.g. ['--timeout', '120']
+   * @param {number} [options.processTimeoutMs] last-resort bound on one adapter process
+   */
+  constructor(node = {}, options = {}) {
+    if (node.id === undefined || node.id === null) throw invalidInput('KubernetesApi requires node.id', { field: 'id' });
+    if (!node.name) throw invalidInput('KubernetesApi requires node.name', { field: 'name' });
+    if (!node.namespace || !DNS_LABEL.test(node.namespace)) {
+      throw invalidInput(`Node ${node.name}: namespace must be a DNS-1123 label, got ${JSON.stringify(node.namespace)}`, { field: 'namespace' });
+    }
+    this.node = node;
+    this.nodeId = String(node.id);
+    const globalArgs = ['-n', node.namespace, '--node-id', this.nodeId];
+    if (node.kubeconfig) globalArgs.unshift('--kubeconfig', node.kubeconfig);
+    if (node.context) globalArgs.unshift('--context', node.context);
+    this.cli = new AdapterCli({
+      command: options.command || process.env.KUBECTL_ADAPTER || 'kubectl-adapter',
+      globalArgs: globalArgs.concat(options.extraArgs || []),
+      processTimeoutMs: options.processTimeoutMs,
+    });
+  }
+
+  // -- what this node can do ---------------------------------------------------------------
+
+  /** The adapter's capability flags plus this client's; Manager gates its LXC-only steps on them. */
+  async capabilities() {
+    // They describe the adapter build, not the cluster: one answer per executable per process
+    // (Manager makes a new client for every job step).
+    const key = JSON.stringify([this.cli.executable, ...this.cli.prefix]);
+    if (!CAPABILITIES_BY_EXECUTABLE.has(key)) {
+      const answer = this.cli.run(['capabilities']).then((flags) => Object.freeze({ ...flags, ...CLIENT_CAPABILITIES }));
+      CAPABILITIES_BY_EXECUTABLE.set(key, answer);
+      answer.catch(() => CAPABILITIES_BY_EXECUTABLE.delete(key));
+    }
+    return { ...(await CAPABILITIES_BY_EXECUTABLE.get(key)) };
+  }
+
+  /** API reachable, namespace present, RBAC sufficient: for the node form's "test" button. */
+  async check() {
+    return this.cli.run(['check']);
+  }
+
+  /** The provider assigns the ID at create (like Docker): there is no VMID to allocate. */
+  async nextId() {
+    return null;
+  }
+
+  /** A Kubernetes node has no Proxmox storages (GET /nodes/:id/storages shows none). */
+  async datastores() {
+    return [];
+  }
+
+  // -- create ------------------------------------------------------------------------------
+
+  /**
+   * Create the Deployment and wait until its Pod is available. Resolves with the task string
+   * `kubernetes:create:<namespace>/<name>`; the provider ID after the second colon is what
+   * Manager stores in Container.containerId.
+   *
+   * If the create fails after the Deployment may exist (rollout failed, timeout, API lost,
+   * unknown failure), the client deletes it (guarded by containerId) before rejecting; if
+   * that cleanup fails too, the error carries `orphanProviderId` for Manager to store so its
+   * delete route can finish the job.
+   *
+   * @param {string} nodeName Manager node name (unused; kept for Manager's call shape)
+   * @param {object} options Manager's create options: hostname, cores, memory, and for
+   *   Kubernetes image (Container.template), env (NUL-separated or object), entrypoint,
+   *   containerId (Container.id). LXC-only keys (swap, rootfs, net0, ...) are ignored.
+   */
+  async createLxc(nodeName, options = {}) {
+    const body = spec.createSpec(this.node.id, options);
+    const providerId = `${this.node.namespace}/${body.hostname}`;
+    try {
+      await this.cli.run(['create', '--spec', '-'], JSON.stringify(body));
+    } catch (error) {
+      if (mayHaveCreated(error)) await this.cleanUpFailedCreate(providerId, body.containerId, error);
+      throw error;
+    }
+    return spec.task('create', providerId);
+  }
+
+  async cleanUpFailedCreate(providerId, containerId, error) {
+    try {
+      const result = await this.cli.run(['delete', providerId, '--container-id', containerId]);
+      error.cleanup = { providerId, deleted: result.deleted, alreadyMissing: result.alreadyMissing };
+    } catch (cleanupError) {
+      // The Deployment may still run: Manager must keep a row pointing at it.
+      error.cleanup = { providerId, error: cleanupError };
+      error.orphanProviderId = providerId;
+    }
+  }
+
+  /** Every call here finishes its work before resolving; a task is done when it is returned. */
+  async waitForTask(nodeName, taskId) {
+    if (spec.providerIdOfTask(taskId) === null) {
+      throw invalidInput(`waitForTask: ${JSON.stringify(taskId)} is not a task of this client`, { field: 'upid' });
+    }
+    return { status: 'stopped', exitstatus: 'OK' };
+  }
+
+  // -- read --------------------------------------------------------------------------------
+
+  /** The adapter's snapshot of one container (status `missing`/`unknown` are answers, exit 0). */
+  async status(vmid) {
+    return this.cli.run(['status', this.providerId(vmid)]);
+  }
+
+  /** A snapshot that must be definite: `unknown` becomes its typed error, `missing` NotFound. */
+  async definiteStatus(vmid) {
+    const snapshot = await this.status(vmid);
+    if (snapshot.status === 'unknown') throw errors.fromUnknownSnapshot(snapshot);
+    if (snapshot.status === 'missing') {
+      throw errors.fromCliError({ type: 'NotFound', message: `${snapshot.providerId}: ${snapshot.message}`, details: { providerId: snapshot.providerId } }, 3);
+    }
+    return snapshot;
+  }
+
+  /**
+   * Manager's status source: every Deployment of this node in one adapter call (one kubectl
+   * call). Entries look like Proxmox's (vmid, name, type, status, node) plus managerStatus.
+   */
+  async clusterResources(type = null) {
+    if (type && type !== 'lxc' && type !== 'vm') return [];
+    const { items } = await this.cli.run(['list']);
+    return items.map((snapshot) => spec.toClusterResource(snapshot, this.node.name));
+  }
+
+  /**
+   * LXC-config-like view (hostname, cores, memory, image, status) for the delete route's
+   * hostname check. A missing Deployment is an answer (status `missing`), so deleting a row
+   * whose Deployment is already gone proceeds; an API that cannot answer is a typed error.
+   */
+  async lxcConfig(nodeName, vmid) {
+    const snapshot = await this.status(vmid);
+    if (snapshot.status === 'unknown') throw errors.fromUnknownSnapshot(snapshot);
+    return spec.toLxcConfig(snapshot);
+  }
+
+  /** `{status: 'running'|'stopped'|..., vmid}` like Proxmox's; NotFound when it does not exist. */
+  async getLxcStatus(nodeName, vmid) {
+    const snapshot = await this.definiteStatus(vmid);
+    return { status: spec.lxcState(snapshot), vmid, managerStatus: snapshot.status };
+  }
+
+  /** A Pod has no stable MAC address (capabilities.stableMacAddress is false). */
+  async getLxcMacAddress() {
+    return null;
+  }
+
+  /**
+   * The current Pod IP, or null. Ephemeral: it changes on every restart and rollout, so it is
+   * for display, never for Container.ipv4Address (capabilities.stableIpAddress is false).
+   */
+  async getLxcIpAddress(nodeName, vmid) {
+    const network = await this.cli.run(['network', this.providerId(vmid)]);
+    return network.ipv4Address;
+  }
+
+  async getLxcNetworkInfo(nodeName, vmid) {
+    return { macAddress: null, ipv4Address: await this.getLxcIpAddress(nodeName, vmid) };
+  }
+
+  // -- change ------------------------------------------------------------------------------
+
+  /**
+   * Apply Manager's config delta as a full spec and wait for the rollout. The delta is what
+   * Manager's jobs send today (env/entrypoint/delete from buildLxcEnvConfig, cores/memory
+   * from a resource request, tags on an owner change); the rest of the spec comes from the
+   * Container record (`options.container`) and the running Deployment. Keys that mean
+   * nothing for a Deployment (swap, rootfs, tags, ...) are ignored; a delta of only those
+   * resolves without touching the cluster. Replicas are untouched: a stopped container stays
+   * stopped. Resolves with `kubernetes:update:<providerId>`.
+   *
+   * @param {object} options.container Manager's Container (id, hostname, template,
+   *   environmentVars, entrypoint, nvidiaRequested; its buildLxcEnvConfig() is used when
+   *   present so Settings' default env vars are kept)
+   * @param {boolean} [options.rollbackOnFailure] undo the template change if the rollout fails
+   */
+  async updateLxcConfig(nodeName, vmid, config = {}, options = {}) {
+    const providerId = this.providerId(vmid);
+    const delta = spec.splitDelta(config);
+    if (spec.deltaIsEmpty(delta)) return spec.task('update', providerId);
+    const { container } = options;
+    if (!container || container.id === undefined || container.id === null) {
+      throw invalidInput('updateLxcConfig on a Kubernetes node needs { container } (Manager\'s Container record)', { field: 'container' });
+    }
+    const current = await this.definiteStatus(providerId);
+    const base = await effectiveEnv(container, delta);
+    const body = spec.reconfigureSpec({ nodeId: this.node.id, container, current, base, delta });
+    const args = ['reconfigure', providerId, '--spec', '-'];
+    if (options.rollbackOnFailure) args.push('--rollback-on-failure');
+    await this.cli.run(args, JSON.stringify(body));
+    return spec.task('update', providerId);
+  }
+
+  /** Scale to 1 and wait until available (a running container is left alone). */
+  async startLxc(nodeName, vmid, options = {}) {
+    const providerId = this.providerId(vmid);
+    await this.cli.run(['start', providerId, '--container-id', guardId(options, 'startLxc')]);
+    return spec.task('start', providerId);
+  }
+
+  /** Scale to 0 and wait until the Pod is gone; the Deployment (and its spec) stays. */
+  async stopLxc(nodeName, vmid, options = {}) {
+    const providerId = this.providerId(vmid);
+    await this.cli.run(['stop', providerId, '--container-id', guardId(options, 'stopLxc')]);
+    return spec.task('stop', providerId);
+  }
+
+  /**
+   * Delete the Deployment and wait until its Pods are gone. Resolves with
+   * `{data: null, providerId, deleted, alreadyMissing}`: an already missing Deployment is
+   * success. Rejects (typed) when the node-side delete did not happen: Manager must then
+   * keep its row. `force`/`purge` are Proxmox's and change nothing here.
+   */
+  async deleteContainer(nodeName, vmid, force = false, purge = false, options = {}) {
+    const providerId = this.providerId(vmid);
+    const result = await this.cli.run(['delete', providerId, '--container-id', guardId(options, 'deleteContainer')]);
+    return { data: null, ...result };
+  }
+
+  // -- helpers -----------------------------------------------------------------------------
+
+  /** The provider ID for a stored vmid, refused when it is outside this node's namespace. */
+  providerId(vmid) {
+    const fromTask = spec.providerIdOfTask(vmid);
+    const id = fromTask !== null ? fromTask : vmid;
+    if (typeof id !== 'string' || !id.startsWith(`${this.node.namespace}/`)) {
+      throw errors.fromCliError({
+        type: 'InvalidProviderId',
+        message: `provider ID ${JSON.stringify(id)} is not namespace/name in this node's namespace ${this.node.namespace}`,
+        details: { providerId: id, namespace: this.node.namespace },
+      }, 2);
+    }
+    return id;
+  }
+}
+
+/** Failures after which the Deployment may exist although create did not succeed. */
+function mayHaveCreated(error) {
+  return ['RolloutFailed', 'Timeout', 'Unavailable', 'InternalError'].includes(error.type);
+}
+
+/** Manager's Container.id from `{containerId}` or `{container}`: the guard on every mutation. */
+function guardId(options, method) {
+  const id = options.containerId !== undefined ? options.containerId : options.container && options.container.id;
+  if (id === undefined || id === null || id === '') {
+    throw invalidInput(`${method} on a Kubernetes node needs { containerId } (Manager's Container.id)`, { field: 'containerId' });
+  }
+  return String(id);
+}
+
+/**
+ * Env and entrypoint to keep when the delta does not set them: Manager's own
+ * buildLxcEnvConfig() when the record has it (Settings defaults < NVIDIA < user), else the
+ * record's fields.
+ */
+async function effectiveEnv(container, delta) {
+  const needsEnv = delta.pod.env === undefined && !delta.deleted.includes('env');
+  const needsEntrypoint = delta.pod.entrypoint === undefined && !delta.deleted.includes('entrypoint');
+  if (!needsEnv && !needsEntrypoint) return { env: {}, entrypoint: null };
+  if (typeof container.buildLxcEnvConfig === 'function') {
+    const config = await container.buildLxcEnvConfig({ deleteMissing: true });
+    return { env: spec.parseEnv(config.env), entrypoint: config.entrypoint || null };
+  }
+  return { env: spec.recordEnv(container), entrypoint: container.entrypoint || null };
+}
+
+module.exports = KubernetesApi;
+module.exports.KubernetesApi = KubernetesApi;
+module.exports.CLIENT_CAPABILITIES = CLIENT_CAPABILITIES;
+module.exports.errors = errors;
+module.exports.spec = spec;

@@ -1,0 +1,80 @@
+'use strict';
+/**
+ * The one place that spawns `kubectl-adapter`: argv as a list (never a shell string), the
+ * spec on stdin (never on the command line), one JSON document parsed from stdout, failures
+ * turned into typed errors. stderr (logs, rollout progress) is kept only for messages.
+ */
+
+const { spawn } = require('node:child_process');
+const { ConfigurationError, InternalError, WaitTimeoutError, fromCliError } = require('./errors');
+
+const DEFAULT_PROCESS_TIMEOUT_MS = 15 * 60 * 1000;
+
+class AdapterCli {
+  /**
+   * @param {object} options
+   * @param {string|string[]} [options.command] executable, or an argv prefix such as
+   *   ['/usr/bin/python3', '-m', 'kubectl_adapter']; default `kubectl-adapter`
+   * @param {string[]} [options.globalArgs] flags placed before every command
+   * @param {number} [options.processTimeoutMs] last-resort bound on one adapter process (the
+   *   adapter bounds its own waits with --timeout; this only guards against a hung process)
+   */
+  constructor({ command = 'kubectl-adapter', globalArgs = [], processTimeoutMs = DEFAULT_PROCESS_TIMEOUT_MS } = {}) {
+    [this.executable, ...this.prefix] = Array.isArray(command) ? command : [command];
+    this.globalArgs = globalArgs;
+    this.processTimeoutMs = processTimeoutMs;
+  }
+
+  /** Run one command; resolve with its JSON document, reject with a typed AdapterError. */
+  run(args, stdin) {
+    const argv = [...this.prefix, ...this.globalArgs, ...args];
+    return new Promise((resolve, reject) => {
+      let child;
+      try {
+        child = spawn(this.executable, argv, { stdio: ['pipe', 'pipe', 'pipe'] });
+      } catch (e) {
+        reject(new ConfigurationError('ConfigurationError', `cannot run ${this.executable}: ${e.message}`, {}, 9));
+        return;
+      }
+      let out = '';
+      let err = '';
+      let spawnError = null;
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        child.kill('SIGKILL');
+      }, this.processTimeoutMs);
+      child.stdout.on('data', (chunk) => { out += chunk; });
+      child.stderr.on('data', (chunk) => { err += chunk; });
+      // An adapter that exits before reading its stdin closes the pipe; the EPIPE would end
+      // Manager's process if unhandled. The 'close' handler reports the failure instead.
+      child.stdin.on('error', () => {});
+      child.on('error', (e) => { spawnError = e; });
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        if (spawnError) {
+          reject(new ConfigurationError('ConfigurationError', `cannot run ${this.executable}: ${spawnError.message}`, {}, 9));
+          return;
+        }
+        if (timedOut) {
+          reject(new WaitTimeoutError('Timeout', `kubectl-adapter ${args[0]} did not finish in ${this.processTimeoutMs} ms; killed`, {}, 7));
+          return;
+        }
+        let doc;
+        try {
+          doc = JSON.parse(out);
+        } catch (e) {
+          const why = signal ? `signal ${signal}` : `exit ${code}`;
+          reject(new InternalError('InternalError', `kubectl-adapter printed no JSON (${why}): ${err.trim().slice(-500)}`, {}, code));
+          return;
+        }
+        const failure = doc !== null && typeof doc === 'object' && doc.error;
+        if (code === 0 && !failure) resolve(doc);
+        else reject(fromCliError(failure || {}, code));
+      });
+      child.stdin.end(stdin || '');
+    });
+  }
+}
+
+module.exports = { AdapterCli };

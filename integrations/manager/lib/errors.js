@@ -1,0 +1,138 @@
+'use strict';
+/**
+ * Typed failures of the Kubernetes node client, so Manager's jobs and routes can decide
+ * between "retry the same call later" and "give up and tell a person".
+ *
+ *   AdapterError                       base: .type .exitCode .details .retryable
+ *   ├── RetryableError                 the same call may succeed later; nothing to fix
+ *   │   ├── UnavailableError           Unavailable (8): API unreachable, 5xx, 429, request timeout
+ *   │   ├── WaitTimeoutError           Timeout (7): a bounded wait or kubectl process ran out
+ *   │   ├── ApiConflictError           Conflict (6) from the API server (HTTP 409, apply conflict)
+ *   │   └── InterruptedError           exit 130: the adapter was interrupted
+ *   └── PermanentError                 retrying changes nothing: the input, the node or the image
+ *       ├── InvalidInputError          InvalidInput (2): bad spec or usage (a caller bug)
+ *       │   └── InvalidProviderIdError InvalidProviderId (2): not `namespace/name`
+ *       ├── NotFoundError              NotFound (3): Deployment or namespace does not exist
+ *       ├── UnauthorizedError          Unauthorized (4): node credentials rejected
+ *       ├── ForbiddenError             Forbidden (5): RBAC denies a call (run `check`)
+ *       ├── OwnershipConflictError     Conflict (6): the Deployment is another container's/node's
+ *       ├── ConfigurationError         ConfigurationError (9): adapter/kubectl/kubeconfig missing
+ *       ├── RolloutFailedError         RolloutFailed (10): the Pod will not become ready; .message says why
+ *       └── InternalError              InternalError (1) or output that is not the CLI contract
+ *
+ * The CLI's `type` and exit code are the contract (docs/cli.md); `fromCliError` is the one
+ * table translating them.
+ */
+
+class AdapterError extends Error {
+  constructor(type, message, details, exitCode) {
+    super(message);
+    this.name = this.constructor.name;
+    this.type = type;
+    this.details = details || {};
+    this.exitCode = exitCode;
+  }
+
+  /** True when Manager may run the same call again later (a job retry, a "try again" button). */
+  get retryable() {
+    return this instanceof RetryableError;
+  }
+}
+
+class RetryableError extends AdapterError {}
+class UnavailableError extends RetryableError {}
+class WaitTimeoutError extends RetryableError {}
+class ApiConflictError extends RetryableError {}
+class InterruptedError extends RetryableError {}
+
+class PermanentError extends AdapterError {}
+class InvalidInputError extends PermanentError {}
+class InvalidProviderIdError extends InvalidInputError {}
+class NotFoundError extends PermanentError {}
+class UnauthorizedError extends PermanentError {}
+class ForbiddenError extends PermanentError {}
+class OwnershipConflictError extends PermanentError {}
+class ConfigurationError extends PermanentError {}
+class RolloutFailedError extends PermanentError {}
+class InternalError extends PermanentError {}
+
+const BY_TYPE = {
+  InvalidInput: InvalidInputError,
+  InvalidProviderId: InvalidProviderIdError,
+  NotFound: NotFoundError,
+  Unauthorized: UnauthorizedError,
+  Forbidden: ForbiddenError,
+  Timeout: WaitTimeoutError,
+  Unavailable: UnavailableError,
+  ConfigurationError,
+  RolloutFailed: RolloutFailedError,
+  InternalError,
+};
+
+/**
+ * The adapter raises Conflict both for an API-server 409 (kubectl failed: details carry the
+ * kubectl `command`) and for its own ownership guard (details name the expected container or
+ * node, or the labels of a Deployment Manager does not own). Only the first can pass on retry.
+ */
+function isOwnershipConflict(details) {
+  return !details.command && ('expectedContainerId' in details || 'expectedNodeId' in details || 'labels' in details);
+}
+
+/** Build the typed error for one `{"error": {...}}` document and the CLI's exit code. */
+function fromCliError(error, exitCode) {
+  const type = (error && error.type) || 'InternalError';
+  const message = (error && error.message) || `kubectl-adapter exited with ${exitCode}`;
+  const details = (error && error.details) || {};
+  if (exitCode === 130) return new InterruptedError(type, message, details, exitCode);
+  if (type === 'Conflict') {
+    const Class = isOwnershipConflict(details) ? OwnershipConflictError : ApiConflictError;
+    return new Class(type, message, details, exitCode);
+  }
+  const Class = BY_TYPE[type] || InternalError;
+  return new Class(type, message, details, exitCode);
+}
+
+/** The CLI's exit code for each error type (docs/cli.md), for errors built from a snapshot. */
+const EXIT_CODES = {
+  InternalError: 1, InvalidInput: 2, InvalidProviderId: 2, NotFound: 3, Unauthorized: 4,
+  Forbidden: 5, Conflict: 6, Timeout: 7, Unavailable: 8, ConfigurationError: 9, RolloutFailed: 10,
+};
+
+/**
+ * `status` answers `unknown` (exit 0) when the API cannot answer, with the reason as
+ * "Type: message". Callers that need a definite answer turn it back into the typed error.
+ */
+function fromUnknownSnapshot(snapshot) {
+  const match = /^([A-Za-z]+): ([\s\S]*)$/.exec(snapshot.message || '');
+  const type = match && EXIT_CODES[match[1]] ? match[1] : 'Unavailable';
+  const message = match ? match[2] : snapshot.message || 'status unknown';
+  return fromCliError({ type, message, details: { providerId: snapshot.providerId } }, EXIT_CODES[type]);
+}
+
+/** A mistake of the caller found before anything is spawned (same contract as the CLI's). */
+function invalidInput(message, details) {
+  return new InvalidInputError('InvalidInput', message, details, 2);
+}
+
+module.exports = {
+  AdapterError,
+  RetryableError,
+  UnavailableError,
+  WaitTimeoutError,
+  ApiConflictError,
+  InterruptedError,
+  PermanentError,
+  InvalidInputError,
+  InvalidProviderIdError,
+  NotFoundError,
+  UnauthorizedError,
+  ForbiddenError,
+  OwnershipConflictError,
+  ConfigurationError,
+  RolloutFailedError,
+  InternalError,
+  EXIT_CODES,
+  fromCliError,
+  fromUnknownSnapshot,
+  invalidInput,
+};

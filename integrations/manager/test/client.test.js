@@ -1,0 +1,173 @@
+'use strict';
+// KubernetesApi method by method against the fake API server and the real kubectl: the shapes
+// Manager's call sites read, the guards, and the typed errors.
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const KubernetesApi = require('../kubernetes-api');
+const { errors } = KubernetesApi;
+const { FakeCluster } = require('../testing/cluster');
+
+const NS = 'clientns';
+const STEP = { timeout: 60_000 };
+const cluster = new FakeCluster(NS);
+
+before(async () => { await cluster.start(); });
+after(async () => { await cluster.stop(); });
+
+function client(nodeOverrides = {}, options = {}) {
+  return new KubernetesApi(cluster.node(nodeOverrides), cluster.clientOptions(options));
+}
+
+const CREATE = {
+  vmid: null, hostname: 'web-42', image: 'nginx:latest', cores: 0.1, memory: 64, swap: 0,
+  tags: 'alice', env: 'GREETING=hello', containerId: 42,
+};
+const PID = `${NS}/web-42`;
+
+test('constructor refuses a node without id, name or a valid namespace', () => {
+  assert.throws(() => new KubernetesApi({ name: 'k', namespace: NS }), errors.InvalidInputError);
+  assert.throws(() => new KubernetesApi({ id: 1, namespace: NS }), errors.InvalidInputError);
+  assert.throws(() => new KubernetesApi({ id: 1, name: 'k', namespace: 'Not_A_Label' }), errors.InvalidInputError);
+});
+
+test('capabilities: the adapter flags plus reconfigureRollsOut; the LXC-only answers', STEP, async () => {
+  const api = client();
+  assert.deepEqual(await api.capabilities(), {
+    stableMacAddress: false, stableIpAddress: false, vmid: false, storage: false, templates: false,
+    registerNetbox: false, registerDns: false, podIpEphemeral: true, reconfigureRollsOut: true,
+  });
+  assert.equal(await api.nextId(), null);
+  assert.deepEqual(await api.datastores('k8s-1', 'vztmpl', true), []);
+  assert.equal(await api.getLxcMacAddress('k8s-1', PID), null);
+});
+
+test('createLxc resolves with a task carrying the provider ID; waitForTask confirms it', STEP, async () => {
+  const api = client();
+  const task = await api.createLxc('k8s-1', CREATE);
+  assert.equal(task, `kubernetes:create:${PID}`);
+  assert.deepEqual(await api.waitForTask('k8s-1', task), { status: 'stopped', exitstatus: 'OK' });
+  await assert.rejects(api.waitForTask('k8s-1', 'UPID:pve:1'), errors.InvalidInputError);
+  const snapshot = await api.status(PID);
+  assert.equal(snapshot.status, 'running');
+  assert.equal(snapshot.containerId, '42');
+  assert.equal(snapshot.node, '7');
+});
+
+test('clusterResources: Proxmox-shaped entries for this node only', STEP, async () => {
+  const entries = await client().clusterResources('lxc');
+  assert.equal(entries.length, 1);
+  const [entry] = entries;
+  assert.equal(entry.vmid, PID);
+  assert.equal(entry.name, 'web-42');
+  assert.equal(entry.type, 'lxc');
+  assert.equal(entry.status, 'running');
+  assert.equal(entry.managerStatus, 'running');
+  assert.equal(entry.node, 'k8s-1');
+  assert.match(entry.ipv4Address, /^\d+\.\d+\.\d+\.\d+$/);
+  assert.deepEqual(await client().clusterResources('storage'), []);
+  assert.deepEqual(await client({ id: 8, name: 'k8s-2' }).clusterResources('lxc'), []);
+});
+
+test('lxcConfig, getLxcStatus and getLxcIpAddress read the Deployment', STEP, async () => {
+  const api = client();
+  const config = await api.lxcConfig('k8s-1', PID);
+  assert.equal(config.hostname, 'web-42');
+  assert.equal(config.cores, 0.1);
+  assert.equal(config.memory, 64);
+  assert.deepEqual(await api.getLxcStatus('k8s-1', PID), { status: 'running', vmid: PID, managerStatus: 'running' });
+  const ip = await api.getLxcIpAddress('k8s-1', PID);
+  assert.match(ip, /^\d+\.\d+\.\d+\.\d+$/);
+  assert.deepEqual(await api.getLxcNetworkInfo('k8s-1', PID), { macAddress: null, ipv4Address: ip });
+  assert.equal((await api.lxcConfig('k8s-1', `${NS}/no-such`)).status, 'missing');
+  await assert.rejects(api.getLxcStatus('k8s-1', `${NS}/no-such`), errors.NotFoundError);
+});
+
+test('stopLxc then startLxc, guarded by the container ID', STEP, async () => {
+  const api = client();
+  await assert.rejects(api.stopLxc('k8s-1', PID), (e) => e instanceof errors.InvalidInputError && e.details.field === 'containerId');
+  await assert.rejects(api.stopLxc('k8s-1', PID, { containerId: 41 }), (e) => e instanceof errors.OwnershipConflictError && !e.retryable);
+  assert.equal(await api.stopLxc('k8s-1', PID, { containerId: 42 }), `kubernetes:stop:${PID}`);
+  assert.deepEqual(await api.getLxcStatus('k8s-1', PID), { status: 'stopped', vmid: PID, managerStatus: 'offline' });
+  const [entry] = await api.clusterResources('lxc');
+  assert.equal(entry.status, 'stopped');
+  assert.equal(entry.managerStatus, 'offline');
+  assert.equal(await api.startLxc('k8s-1', PID, { container: { id: 42 } }), `kubernetes:start:${PID}`);
+  assert.equal((await api.status(PID)).status, 'running');
+});
+
+test('another node may not touch this node\'s Deployment', STEP, async () => {
+  await assert.rejects(
+    client({ id: 8, name: 'k8s-2' }).stopLxc('k8s-2', PID, { containerId: 42 }),
+    (e) => e instanceof errors.OwnershipConflictError && e.details.expectedNodeId === '8',
+  );
+});
+
+test('updateLxcConfig applies a delta as a full spec, in place', STEP, async () => {
+  const api = client();
+  const record = { id: 42, hostname: 'web-42', template: 'nginx:latest', environmentVars: '{"GREETING":"hello"}', entrypoint: null };
+  const before = await api.status(PID);
+  assert.equal(await api.updateLxcConfig('k8s-1', PID, { memory: 96, swap: 0 }, { container: record }), `kubernetes:update:${PID}`);
+  const after = await api.status(PID);
+  assert.equal(after.memoryMb, 96);
+  assert.equal(after.cpus, 0.1);
+  assert.equal(after.status, 'running');
+  assert.ok(after.generation > before.generation);
+  // Only LXC-only keys: nothing to do, nothing asked of the cluster (no record needed).
+  assert.equal(await api.updateLxcConfig('k8s-1', PID, { tags: 'bob' }), `kubernetes:update:${PID}`);
+  assert.equal((await api.status(PID)).generation, after.generation);
+  await assert.rejects(api.updateLxcConfig('k8s-1', PID, { cores: 1 }), (e) => e instanceof errors.InvalidInputError && e.details.field === 'container');
+  await assert.rejects(
+    api.updateLxcConfig('k8s-1', PID, { cores: 1 }, { container: { ...record, id: 41 } }),
+    (e) => e instanceof errors.InvalidInputError && e.details.field === 'containerId',
+  );
+});
+
+test('a provider ID outside the node\'s namespace is refused before anything runs', async () => {
+  const api = client();
+  await assert.rejects(api.status('otherns/web-42'), (e) => e instanceof errors.InvalidProviderIdError && !e.retryable);
+  await assert.rejects(api.deleteContainer('k8s-1', '12345', true, true, { containerId: 42 }), errors.InvalidProviderIdError);
+  await assert.rejects(api.status(`${NS}/Bad_Name`), (e) => e instanceof errors.InvalidProviderIdError && e.exitCode === 2);
+});
+
+test('deleteContainer: guarded, then gone; already missing is success', STEP, async () => {
+  const api = client();
+  await assert.rejects(api.deleteContainer('k8s-1', PID, true, true, { containerId: 41 }), errors.OwnershipConflictError);
+  assert.deepEqual(await api.deleteContainer('k8s-1', PID, true, true, { containerId: 42 }), {
+    data: null, providerId: PID, deleted: true, alreadyMissing: false,
+  });
+  assert.deepEqual(await api.clusterResources('lxc'), []);
+  assert.equal((await api.deleteContainer('k8s-1', PID, true, true, { containerId: 42 })).alreadyMissing, true);
+  assert.deepEqual(await cluster.kubectlDeployments(), []);
+});
+
+test('an unreachable API is a retryable UnavailableError', STEP, async () => {
+  const text = fs.readFileSync(cluster.kubeconfig, 'utf8');
+  const refused = text.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:1');
+  assert.notEqual(refused, text);
+  const kubeconfig = path.join(cluster.tmp, 'refused.kubeconfig');
+  fs.writeFileSync(kubeconfig, refused);
+  const api = client({ kubeconfig });
+  await assert.rejects(api.clusterResources('lxc'), (e) => e instanceof errors.UnavailableError && e.retryable && e.exitCode === 8);
+  await assert.rejects(api.lxcConfig('k8s-1', PID), (e) => e instanceof errors.UnavailableError);
+});
+
+test('a missing adapter executable is a ConfigurationError, not a crash', async () => {
+  const api = client({}, { command: path.join(cluster.tmp, 'no-such-kubectl-adapter') });
+  await assert.rejects(api.status(PID), (e) => e instanceof errors.ConfigurationError && e.exitCode === 9);
+});
+
+test('an adapter that exits without reading its stdin rejects, it does not crash Manager', async () => {
+  // Writing a spec larger than the pipe buffer to an exited process fails with EPIPE.
+  const api = client({}, { command: [process.execPath, '-e', 'process.exit(0)', '--'] });
+  const big = { ...CREATE, env: { BIG: 'x'.repeat(1 << 20) } };
+  await assert.rejects(api.createLxc('k8s-1', big), (e) => e instanceof errors.InternalError && e.exitCode === 0);
+});
+
+test('a hung adapter is killed at the process bound: a retryable timeout', async () => {
+  const api = client({}, { command: [process.execPath, '-e', 'setTimeout(() => {}, 60000)', '--'], processTimeoutMs: 300 });
+  await assert.rejects(api.status(PID), (e) => e instanceof errors.WaitTimeoutError && e.retryable);
+});

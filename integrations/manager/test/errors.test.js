@@ -1,0 +1,70 @@
+'use strict';
+// The error table: every CLI error type and exit code (docs/cli.md) becomes a class Manager can
+// branch on, and `retryable` says whether running the same call later can help.
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const errors = require('../lib/errors');
+
+const TABLE = [
+  // [type, exit code, details, class, retryable]
+  ['InternalError', 1, {}, errors.InternalError, false],
+  ['InvalidInput', 2, { field: 'image' }, errors.InvalidInputError, false],
+  ['InvalidProviderId', 2, { providerId: 'x' }, errors.InvalidProviderIdError, false],
+  ['NotFound', 3, {}, errors.NotFoundError, false],
+  ['Unauthorized', 4, {}, errors.UnauthorizedError, false],
+  ['Forbidden', 5, { command: 'kubectl delete ...' }, errors.ForbiddenError, false],
+  ['Conflict', 6, { command: 'kubectl apply ...', stderr: 'Error from server (Conflict)' }, errors.ApiConflictError, true],
+  ['Conflict', 6, { providerId: 'ns/web', expectedContainerId: '1', containerId: '2' }, errors.OwnershipConflictError, false],
+  ['Conflict', 6, { providerId: 'ns/web', expectedNodeId: '7', nodeId: '8' }, errors.OwnershipConflictError, false],
+  ['Conflict', 6, { providerId: 'ns/web', labels: {} }, errors.OwnershipConflictError, false],
+  ['Timeout', 7, {}, errors.WaitTimeoutError, true],
+  ['Unavailable', 8, {}, errors.UnavailableError, true],
+  ['ConfigurationError', 9, {}, errors.ConfigurationError, false],
+  ['RolloutFailed', 10, { pods: [] }, errors.RolloutFailedError, false],
+  ['InternalError', 130, {}, errors.InterruptedError, true],
+  ['SomethingNew', 1, {}, errors.InternalError, false],
+];
+
+for (const [type, code, details, Class, retryable] of TABLE) {
+  test(`${type} exit ${code} ${JSON.stringify(details)} -> ${Class.name}`, () => {
+    const error = errors.fromCliError({ type, message: 'why', details }, code);
+    assert.ok(error instanceof Class, error.constructor.name);
+    assert.ok(error instanceof errors.AdapterError);
+    assert.ok(error instanceof (retryable ? errors.RetryableError : errors.PermanentError));
+    assert.equal(error.retryable, retryable);
+    assert.equal(error.type, type);
+    assert.equal(error.exitCode, code);
+    assert.equal(error.message, 'why');
+    assert.deepEqual(error.details, details);
+    assert.equal(error.name, Class.name);
+  });
+}
+
+test('every error type of the CLI contract has an exit code and a class', () => {
+  for (const [type, code] of Object.entries(errors.EXIT_CODES)) {
+    const error = errors.fromCliError({ type, message: 'm', details: {} }, code);
+    assert.notEqual(error.constructor, errors.AdapterError, type);
+    if (type !== 'InternalError' && type !== 'Conflict') assert.notEqual(error.constructor, errors.InternalError, type);
+  }
+});
+
+test('a missing error document still gives a typed error that says the exit code', () => {
+  const error = errors.fromCliError(undefined, 8);
+  assert.ok(error instanceof errors.InternalError);
+  assert.match(error.message, /exited with 8/);
+});
+
+test('an unknown snapshot turns back into the error that made it unknown', () => {
+  const forbidden = errors.fromUnknownSnapshot({ providerId: 'ns/web', status: 'unknown', message: 'Forbidden: deployments.apps "web" is forbidden' });
+  assert.ok(forbidden instanceof errors.ForbiddenError);
+  assert.equal(forbidden.exitCode, 5);
+  assert.equal(forbidden.message, 'deployments.apps "web" is forbidden');
+  assert.deepEqual(forbidden.details, { providerId: 'ns/web' });
+  const down = errors.fromUnknownSnapshot({ providerId: 'ns/web', status: 'unknown', message: 'Unavailable: connection refused' });
+  assert.ok(down instanceof errors.UnavailableError);
+  assert.equal(down.retryable, true);
+  const odd = errors.fromUnknownSnapshot({ providerId: 'ns/web', status: 'unknown', message: 'no prefix here' });
+  assert.ok(odd instanceof errors.UnavailableError);
+  assert.equal(odd.message, 'no prefix here');
+});

@@ -1,0 +1,139 @@
+'use strict';
+// Test support: the fake Kubernetes API server (tests/fakecluster, via fake_cluster.py) with a
+// control channel, the adapter command to test, and the real kubectl for independent checks.
+//
+// Environment overrides:
+//   KUBECTL_ADAPTER  the adapter executable (default: <repo>/.venv/bin/kubectl-adapter, else
+//                    `$PYTHON -m kubectl_adapter`)
+//   PYTHON           interpreter for the fake cluster (and the adapter fallback); default
+//                    <repo>/.venv/bin/python, else python3
+
+const { spawn, execFile } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const readline = require('node:readline');
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const VENV_BIN = path.join(ROOT, '.venv', 'bin');
+
+function python() {
+  if (process.env.PYTHON) return process.env.PYTHON;
+  const venv = path.join(VENV_BIN, 'python');
+  return fs.existsSync(venv) ? venv : 'python3';
+}
+
+function adapterCommand() {
+  if (process.env.KUBECTL_ADAPTER) return process.env.KUBECTL_ADAPTER;
+  const venv = path.join(VENV_BIN, 'kubectl-adapter');
+  if (!process.env.PYTHON && fs.existsSync(venv)) return venv;
+  return [python(), '-m', 'kubectl_adapter'];
+}
+
+class FakeCluster {
+  constructor(namespace) {
+    this.namespace = namespace;
+    this.tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'manager-k8s-test-'));
+    this.caches = 0;
+    this.pending = [];
+    this.log = '';
+  }
+
+  /** Start the server; resolve once its kubeconfig is written. */
+  start() {
+    return new Promise((resolve, reject) => {
+      this.proc = spawn(
+        python(),
+        [path.join(__dirname, 'fake_cluster.py'), '--dir', path.join(this.tmp, 'fake'), '--namespace', this.namespace],
+        { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+      this.proc.stderr.on('data', (chunk) => { this.log += chunk; });
+      const timer = setTimeout(() => reject(new Error(`fake cluster did not start in 30 s:\n${this.log}`)), 30_000);
+      let ready = false;
+      readline.createInterface({ input: this.proc.stdout }).on('line', (line) => {
+        if (!ready) {
+          ready = true;
+          clearTimeout(timer);
+          Object.assign(this, JSON.parse(line));
+          resolve(this);
+          return;
+        }
+        const waiter = this.pending.shift();
+        if (waiter) waiter(JSON.parse(line));
+      });
+      this.proc.on('error', (e) => { clearTimeout(timer); reject(e); });
+      this.proc.on('exit', (code) => {
+        clearTimeout(timer);
+        if (!ready) reject(new Error(`fake cluster exited with ${code}:\n${this.log}`));
+      });
+    });
+  }
+
+  /** One control request (see fake_cluster.py); rejects when the server says it failed. */
+  control(request) {
+    return new Promise((resolve, reject) => {
+      this.pending.push((reply) => (reply.ok ? resolve(reply) : reject(new Error(reply.error))));
+      this.proc.stdin.write(`${JSON.stringify(request)}\n`);
+    });
+  }
+
+  failNext(count, code, method, pathRegex) {
+    return this.control({ op: 'failNext', count, code, method, pathRegex });
+  }
+
+  clearFaults() {
+    return this.control({ op: 'clearFaults' });
+  }
+
+  /** Every Deployment in every namespace, as the server's store has it. */
+  async storedDeployments() {
+    return (await this.control({ op: 'deployments' })).items;
+  }
+
+  /** `kubectl get deployments -A`: what a cluster admin would see, independent of the adapter. */
+  kubectlDeployments() {
+    return new Promise((resolve, reject) => {
+      execFile(
+        'kubectl',
+        ['--kubeconfig', this.kubeconfig, '--context', this.context, '--cache-dir', this.freshCache(),
+          'get', 'deployments', '-A', '-o', 'json'],
+        { timeout: 30_000 },
+        (error, stdout, stderr) => {
+          if (error) reject(new Error(`kubectl get deployments -A failed: ${stderr}`));
+          else resolve(JSON.parse(stdout).items.map((d) => `${d.metadata.namespace}/${d.metadata.name}`).sort());
+        },
+      );
+    });
+  }
+
+  freshCache() {
+    this.caches += 1;
+    return path.join(this.tmp, `cache-${this.caches}`);
+  }
+
+  /** The Manager Node row a Kubernetes node of this cluster would have. */
+  node(overrides = {}) {
+    return { id: 7, name: 'k8s-1', nodeType: 'kubernetes', kubeconfig: this.kubeconfig, context: this.context, namespace: this.namespace, ...overrides };
+  }
+
+  /**
+   * Client options: the adapter under test, short waits, and one kubectl discovery cache for
+   * this cluster (as on a Manager host; a fresh cache per call would re-read discovery each time).
+   */
+  clientOptions(extra = {}) {
+    return { command: adapterCommand(), extraArgs: ['--cache-dir', path.join(this.tmp, 'cache'), '--timeout', '30'], ...extra };
+  }
+
+  async stop() {
+    if (this.proc && this.proc.exitCode === null && this.proc.signalCode === null) {
+      await new Promise((resolve) => {
+        const killer = setTimeout(() => this.proc.kill('SIGKILL'), 10_000);
+        this.proc.on('exit', () => { clearTimeout(killer); resolve(); });
+        this.proc.stdin.end();
+      });
+    }
+    fs.rmSync(this.tmp, { recursive: true, force: true });
+  }
+}
+
+module.exports = { FakeCluster, adapterCommand, python, ROOT };

@@ -1,0 +1,69 @@
+"""The project's fake Kubernetes API server with a JSON-lines control channel, for node tests.
+
+Started by testing/cluster.js as ``python fake_cluster.py --dir DIR --namespace NS``. Prints
+one JSON line ``{"kubeconfig": ..., "context": ...}`` when ready, then answers one JSON line
+per request line on stdin until stdin closes:
+
+    {"op": "failNext", "count": 3, "code": 500, "method": "DELETE", "pathRegex": "deployments"}
+    {"op": "clearFaults"}
+    {"op": "deployments"}            -> {"ok": true, "items": ["ns/name", ...]} (all namespaces)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT))
+
+from tests.fakecluster import FakeCluster  # noqa: E402
+
+
+def answer(fc: FakeCluster, request: dict[str, Any]) -> dict[str, Any]:
+    op = request.get("op")
+    if op == "failNext":
+        fc.fail_next(
+            int(request["count"]),
+            int(request["code"]),
+            method=request.get("method"),
+            path_regex=request.get("pathRegex"),
+        )
+        return {"ok": True}
+    if op == "clearFaults":
+        fc.clear_faults()
+        return {"ok": True}
+    if op == "deployments":
+        items = [
+            f"{d['metadata']['namespace']}/{d['metadata']['name']}" for d in fc.list("deployments")
+        ]
+        return {"ok": True, "items": sorted(items)}
+    return {"ok": False, "error": f"unknown op {op!r}"}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dir", type=Path, required=True)
+    parser.add_argument("--namespace", action="append", default=[])
+    args = parser.parse_args()
+    namespaces = ("default", *args.namespace)
+    with FakeCluster(
+        args.dir, namespaces=namespaces, pod_ready_delay=0.2, termination_delay=0.1
+    ) as fc:
+        print(json.dumps({"kubeconfig": str(fc.kubeconfig), "context": fc.context}), flush=True)
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            try:
+                reply = answer(fc, json.loads(line))
+            except Exception as exc:  # a bad request must not kill the cluster under test
+                reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+            print(json.dumps(reply), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
