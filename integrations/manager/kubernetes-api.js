@@ -41,6 +41,7 @@ class KubernetesApi {
    *   $KUBECTL_ADAPTER, else `kubectl-adapter`
    * @param {string[]} [options.extraArgs] more global flags, e.g. ['--timeout', '120']
    * @param {number} [options.processTimeoutMs] last-resort bound on one adapter process
+   * @param {number} [options.killGraceMs] how long a SIGTERMed adapter gets before SIGKILL
    */
   constructor(node = {}, options = {}) {
     if (node.id === undefined || node.id === null) throw invalidInput('KubernetesApi requires node.id', { field: 'id' });
@@ -57,6 +58,7 @@ class KubernetesApi {
       command: options.command || process.env.KUBECTL_ADAPTER || 'kubectl-adapter',
       globalArgs: globalArgs.concat(options.extraArgs || []),
       processTimeoutMs: options.processTimeoutMs,
+      killGraceMs: options.killGraceMs,
     });
   }
 

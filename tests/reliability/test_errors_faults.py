@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
+from kubectl_adapter import commands
 from kubectl_adapter.config import ClusterConfig
 from kubectl_adapter.errors import AdapterError
-from kubectl_adapter.provider import KubernetesProvider
+from kubectl_adapter.runner import KubectlRunner
 from tests.e2e.conftest import Cluster, concurrently, spec
 from tests.fakecluster import FakeCluster
 
@@ -75,9 +76,8 @@ def scale(fake: FakeCluster, cluster: Cluster, *, cache: str | None = None) -> A
         call_timeout=30,
         cache_dir=cache or str(cluster.workdir / f"scale-cache-{next(_cache)}"),
     )
-    provider = KubernetesProvider(config)
     with pytest.raises(AdapterError) as info:
-        provider.runner.run(provider._scale_args("scaled", 0), namespace="testns")
+        KubectlRunner(config).run(commands.scale("scaled", 0), namespace="testns")
     return info.value
 
 

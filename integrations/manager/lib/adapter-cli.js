@@ -9,6 +9,7 @@ const { spawn } = require('node:child_process');
 const { ConfigurationError, InternalError, WaitTimeoutError, fromCliError } = require('./errors');
 
 const DEFAULT_PROCESS_TIMEOUT_MS = 15 * 60 * 1000;
+const KILL_GRACE_MS = 10 * 1000;
 
 class AdapterCli {
   /**
@@ -18,11 +19,19 @@ class AdapterCli {
    * @param {string[]} [options.globalArgs] flags placed before every command
    * @param {number} [options.processTimeoutMs] last-resort bound on one adapter process (the
    *   adapter bounds its own waits with --timeout; this only guards against a hung process)
+   * @param {number} [options.killGraceMs] how long the adapter gets after SIGTERM (it kills
+   *   kubectl's process group and prints its error document) before SIGKILL
    */
-  constructor({ command = 'kubectl-adapter', globalArgs = [], processTimeoutMs = DEFAULT_PROCESS_TIMEOUT_MS } = {}) {
+  constructor({
+    command = 'kubectl-adapter',
+    globalArgs = [],
+    processTimeoutMs = DEFAULT_PROCESS_TIMEOUT_MS,
+    killGraceMs = KILL_GRACE_MS,
+  } = {}) {
     [this.executable, ...this.prefix] = Array.isArray(command) ? command : [command];
     this.globalArgs = globalArgs;
     this.processTimeoutMs = processTimeoutMs;
+    this.killGraceMs = killGraceMs;
   }
 
   /** Run one command; resolve with its JSON document, reject with a typed AdapterError. */
@@ -40,9 +49,13 @@ class AdapterCli {
       let err = '';
       let spawnError = null;
       let timedOut = false;
+      // SIGTERM first: the adapter then kills kubectl's whole process group and still prints
+      // its error document; SIGKILL only if it does not end within the grace.
+      let killer = null;
       const timer = setTimeout(() => {
         timedOut = true;
-        child.kill('SIGKILL');
+        child.kill('SIGTERM');
+        killer = setTimeout(() => child.kill('SIGKILL'), this.killGraceMs);
       }, this.processTimeoutMs);
       child.stdout.on('data', (chunk) => { out += chunk; });
       child.stderr.on('data', (chunk) => { err += chunk; });
@@ -52,6 +65,7 @@ class AdapterCli {
       child.on('error', (e) => { spawnError = e; });
       child.on('close', (code, signal) => {
         clearTimeout(timer);
+        if (killer) clearTimeout(killer);
         if (spawnError) {
           reject(new ConfigurationError('ConfigurationError', `cannot run ${this.executable}: ${spawnError.message}`, {}, 9));
           return;
@@ -69,7 +83,9 @@ class AdapterCli {
           return;
         }
         const failure = doc !== null && typeof doc === 'object' && doc.error;
-        if (code === 0 && !failure) resolve(doc);
+        // `check` prints its document whatever it found and exits non-zero when ok is false:
+        // the document (with each failed check named) is the answer.
+        if (!failure && (code === 0 || args[0] === 'check')) resolve(doc);
         else reject(fromCliError(failure || {}, code));
       });
       child.stdin.end(stdin || '');

@@ -8,7 +8,7 @@
  *   │   ├── UnavailableError           Unavailable (8): API unreachable, 5xx, 429, request timeout
  *   │   ├── WaitTimeoutError           Timeout (7): a bounded wait or kubectl process ran out
  *   │   ├── ApiConflictError           Conflict (6) from the API server (HTTP 409, apply conflict)
- *   │   └── InterruptedError           exit 130: the adapter was interrupted
+ *   │   └── InterruptedError           Interrupted (128 + signal: 129, 130, 143): stopped by a signal
  *   └── PermanentError                 retrying changes nothing: the input, the node or the image
  *       ├── InvalidInputError          InvalidInput (2): bad spec or usage (a caller bug)
  *       │   └── InvalidProviderIdError InvalidProviderId (2): not `namespace/name`
@@ -70,11 +70,19 @@ const BY_TYPE = {
 };
 
 /**
+ * A create that lost the race for its name to another container's create: the API refuses the
+ * apply because the Deployment's immutable selector holds the winner's container ID. The
+ * adapter's error table names this reason; retrying cannot help.
+ */
+const SELECTOR_HELD_BY_ANOTHER_CONTAINER = "the Deployment's selector holds another container's ID";
+
+/**
  * The adapter raises Conflict both for an API-server 409 (kubectl failed: details carry the
  * kubectl `command`) and for its own ownership guard (details name the expected container or
  * node, or the labels of a Deployment Manager does not own). Only the first can pass on retry.
  */
 function isOwnershipConflict(details) {
+  if (details.reason === SELECTOR_HELD_BY_ANOTHER_CONTAINER) return true;
   return !details.command && ('expectedContainerId' in details || 'expectedNodeId' in details || 'labels' in details);
 }
 
@@ -83,7 +91,7 @@ function fromCliError(error, exitCode) {
   const type = (error && error.type) || 'InternalError';
   const message = (error && error.message) || `kubectl-adapter exited with ${exitCode}`;
   const details = (error && error.details) || {};
-  if (exitCode === 130) return new InterruptedError(type, message, details, exitCode);
+  if (type === 'Interrupted') return new InterruptedError(type, message, details, exitCode);
   if (type === 'Conflict') {
     const Class = isOwnershipConflict(details) ? OwnershipConflictError : ApiConflictError;
     return new Class(type, message, details, exitCode);
@@ -96,6 +104,7 @@ function fromCliError(error, exitCode) {
 const EXIT_CODES = {
   InternalError: 1, InvalidInput: 2, InvalidProviderId: 2, NotFound: 3, Unauthorized: 4,
   Forbidden: 5, Conflict: 6, Timeout: 7, Unavailable: 8, ConfigurationError: 9, RolloutFailed: 10,
+  Interrupted: 130,
 };
 
 /**

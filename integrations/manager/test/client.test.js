@@ -171,3 +171,25 @@ test('a hung adapter is killed at the process bound: a retryable timeout', async
   const api = client({}, { command: [process.execPath, '-e', 'setTimeout(() => {}, 60000)', '--'], processTimeoutMs: 300 });
   await assert.rejects(api.status(PID), (e) => e instanceof errors.WaitTimeoutError && e.retryable);
 });
+
+test('a hung adapter that ignores SIGTERM is SIGKILLed after the grace', async () => {
+  const ignoring = "process.on('SIGTERM', () => {}); setTimeout(() => {}, 60000)";
+  const api = client({}, { command: [process.execPath, '-e', ignoring, '--'], processTimeoutMs: 300, killGraceMs: 200 });
+  const started = Date.now();
+  await assert.rejects(api.status(PID), (e) => e instanceof errors.WaitTimeoutError && e.retryable);
+  assert.ok(Date.now() - started < 10_000);
+});
+
+test('check resolves with its document when it reports ok:false (the CLI exits non-zero)', async () => {
+  const doc = { ok: false, namespace: NS, checks: [{ name: 'namespace', ok: false, message: 'namespace clientns not found' }] };
+  const printer = `process.stdout.write(${JSON.stringify(JSON.stringify(doc))}); process.exitCode = 3`;
+  const api = client({}, { command: [process.execPath, '-e', printer, '--'] });
+  assert.deepEqual(await api.check(), doc);
+});
+
+test('an error document from check still rejects with its typed error', async () => {
+  const doc = { error: { type: 'Unavailable', message: 'connection refused', details: {} } };
+  const printer = `process.stdout.write(${JSON.stringify(JSON.stringify(doc))}); process.exitCode = 8`;
+  const api = client({}, { command: [process.execPath, '-e', printer, '--'] });
+  await assert.rejects(api.check(), (e) => e instanceof errors.UnavailableError);
+});

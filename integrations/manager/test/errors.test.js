@@ -22,7 +22,12 @@ const TABLE = [
   ['Unavailable', 8, {}, errors.UnavailableError, true],
   ['ConfigurationError', 9, {}, errors.ConfigurationError, false],
   ['RolloutFailed', 10, { pods: [] }, errors.RolloutFailedError, false],
-  ['InternalError', 130, {}, errors.InterruptedError, true],
+  ['Interrupted', 130, { signal: 'SIGINT' }, errors.InterruptedError, true],
+  ['Interrupted', 143, { signal: 'SIGTERM' }, errors.InterruptedError, true],
+  ['Interrupted', 129, { signal: 'SIGHUP' }, errors.InterruptedError, true],
+  // A create that lost its name to another container's create: kubectl failed (details carry
+  // the command), yet retrying cannot help.
+  ['Conflict', 6, { command: 'kubectl apply ...', reason: "the Deployment's selector holds another container's ID" }, errors.OwnershipConflictError, false],
   ['SomethingNew', 1, {}, errors.InternalError, false],
 ];
 
