@@ -13,15 +13,13 @@ import json
 import math
 import signal
 import sys
-import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from time import monotonic
-from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from .bounds import MAX_SECONDS, check_seconds
 from .errors import AdapterError, InternalError, Interrupted, InvalidInput
+from .interrupts import Signalled, interrupting
 
 if TYPE_CHECKING:
     from .config import ClusterConfig
@@ -286,53 +284,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     started = monotonic()
-    with _signals_interrupt() as finishing:
+    with interrupting() as finishing:
         return _run(argv, started, finishing)
-
-
-# The signals that end a command the way Ctrl-C does: the running kubectl's process group is
-# killed, the error document printed, and the exit code is 128 + the signal's number.
-INTERRUPTING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-class _Signalled(BaseException):
-    """A signal arrived: unwinds like KeyboardInterrupt (which ``except Exception`` ignores),
-    through the runner, which kills kubectl's process group on the way out."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-@contextmanager
-def _signals_interrupt() -> Iterator[Callable[[], None]]:
-    """Install the handlers for this command; restore the previous ones afterwards (the CLI
-    also runs in-process, in tests). Only the main thread may install handlers.
-
-    Yields ``finishing``: once the outcome is being printed a signal no longer interrupts
-    (the document must come out whole, and the command is over anyway).
-    """
-    fired: list[int] = []
-
-    def finishing() -> None:
-        fired.append(0)
-
-    if threading.current_thread() is not threading.main_thread():
-        yield finishing
-        return
-
-    def handle(signum: int, frame: FrameType | None) -> None:
-        if fired:
-            return  # already unwinding or printing: a second signal must not cut it short
-        fired.append(signum)
-        raise _Signalled(signum)
-
-    previous = {signum: signal.signal(signum, handle) for signum in INTERRUPTING_SIGNALS}
-    try:
-        yield finishing
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
 
 
 def _interrupted(signum: int) -> int:
@@ -359,7 +312,7 @@ def _run(argv: Sequence[str] | None, started: float, finishing: Callable[[], Non
         finishing()
         _print_json(exc.to_json())
         return exc.exit_code
-    except _Signalled as exc:
+    except Signalled as exc:
         return _interrupted(exc.signum)
     except KeyboardInterrupt:
         finishing()

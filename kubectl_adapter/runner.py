@@ -31,6 +31,7 @@ from typing import IO, Any, NamedTuple
 from .bounds import READ_GRACE_SECONDS
 from .config import ClusterConfig
 from .errors import AdapterError, ConfigurationError, InternalError, Timeout, Unavailable
+from .interrupts import deferred
 from .kubectl_errors import classify, explain_kubeconfig
 from .redact import redact, register_kubeconfig_secrets
 from .shapes import output_problem
@@ -260,10 +261,41 @@ class KubectlRunner:
         self, argv: list[str], stdin: str | None, timeout: float, stream: bool
     ) -> tuple[int | None, str, str]:
         """Run the process; ``None`` as exit status means it was killed at ``timeout``."""
+        proc: subprocess.Popen[Any] | None = None
         try:
-            proc = subprocess.Popen(
+            # A signal while Popen starts kubectl waits until we hold the process (see
+            # ``interrupts``): unwinding earlier would leave kubectl running, unknown to us.
+            with deferred():
+                proc = self._spawn(argv, stdin is not None, stream)
+            if stream:
+                return self._execute_streaming(proc, stdin, timeout)
+            data = stdin.encode("utf-8") if stdin is not None else None
+            try:
+                stdout, stderr = proc.communicate(data, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
+                try:
+                    stdout, stderr = proc.communicate(timeout=KILL_DRAIN_SECONDS)
+                except subprocess.TimeoutExpired:
+                    stdout, stderr = b"", b""
+                return None, _text(stdout), _text(stderr)
+            return proc.returncode, _text(stdout), _text(stderr)
+        finally:
+            # On every way out (a bound, a signal, a bug of ours, and after a normal exit,
+            # for a credential plugin kubectl left behind): the whole group dies.
+            if proc is not None:
+                _kill_group(proc)
+                for pipe in (proc.stdin, proc.stdout, proc.stderr):
+                    if pipe is not None:
+                        pipe.close()
+
+    @staticmethod
+    def _spawn(argv: list[str], has_stdin: bool, stream: bool) -> subprocess.Popen[Any]:
+        """Start kubectl in its own process group; a kubectl that cannot run is configuration."""
+        try:
+            return subprocess.Popen(
                 argv,
-                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdin=subprocess.PIPE if has_stdin else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 # Bytes unless streaming: text mode would translate newlines over the whole
@@ -288,30 +320,6 @@ class KubectlRunner:
                 f"kubectl at {argv[0]!r} cannot be run: {exc.strerror or exc}",
                 {"kubectl": argv[0]},
             ) from None
-        try:
-            if stream:
-                return self._execute_streaming(proc, stdin, timeout)
-            data = stdin.encode("utf-8") if stdin is not None else None
-            try:
-                stdout, stderr = proc.communicate(data, timeout=timeout)
-            except subprocess.TimeoutExpired:
-                _kill_group(proc)
-                try:
-                    stdout, stderr = proc.communicate(timeout=KILL_DRAIN_SECONDS)
-                except subprocess.TimeoutExpired:
-                    stdout, stderr = b"", b""
-                return None, _text(stdout), _text(stderr)
-            return proc.returncode, _text(stdout), _text(stderr)
-        except BaseException:
-            # A signal or a bug of ours: never leave a kubectl running behind us.
-            _kill_group(proc)
-            raise
-        finally:
-            # Also after a normal exit: a credential plugin kubectl left behind dies too.
-            _kill_group(proc)
-            for pipe in (proc.stdin, proc.stdout, proc.stderr):
-                if pipe is not None:
-                    pipe.close()
 
     def _execute_streaming(
         self, proc: subprocess.Popen[str], stdin: str | None, timeout: float

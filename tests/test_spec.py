@@ -36,6 +36,8 @@ def case_id(value: Any) -> str:
     """Short, printable test ids (a 5000-digit int cannot even be str()-ed)."""
     if value is MISSING:
         return "<missing>"
+    if value is SAME:  # the default repr carries an address: ids must be stable across runs
+        return "<same>"
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**30:
         return "<huge int>"
     text = repr(value)

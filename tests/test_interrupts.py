@@ -1,0 +1,50 @@
+"""A signal while kubectl is being spawned is held until the runner holds the process."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from typing import Any
+
+import pytest
+
+from kubectl_adapter import interrupts
+from kubectl_adapter.config import ClusterConfig
+from kubectl_adapter.runner import KubectlRunner
+from tests.reliability.helpers import alive, await_true
+
+
+def test_a_signal_inside_deferred_is_raised_when_it_ends() -> None:
+    reached_end_of_block = False
+    with (
+        interrupts.interrupting(),
+        pytest.raises(interrupts.Signalled) as info,
+        interrupts.deferred(),
+    ):
+        os.kill(os.getpid(), signal.SIGTERM)
+        reached_end_of_block = True
+    assert reached_end_of_block
+    assert info.value.signum == signal.SIGTERM
+
+
+def test_a_signal_while_popen_starts_kubectl_still_kills_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The window that leaked kubectl: the signal lands before Popen has returned."""
+    started: list[subprocess.Popen[Any]] = []
+    real_popen = subprocess.Popen
+
+    def popen_then_signal(argv: list[str], **kwargs: Any) -> subprocess.Popen[Any]:
+        proc = real_popen(["sleep", "60"], **kwargs)
+        started.append(proc)
+        os.kill(os.getpid(), signal.SIGTERM)  # still inside "Popen"
+        return proc
+
+    monkeypatch.setattr(subprocess, "Popen", popen_then_signal)
+    runner = KubectlRunner(ClusterConfig(namespace="testns", kubectl="/bin/sh"))
+    with interrupts.interrupting(), pytest.raises(interrupts.Signalled):
+        runner.run(["get", "deployment", "web-1"])
+    assert started
+    await_true(lambda: not alive(started[0].pid), 5, "the spawned process killed")
+    started[0].wait(timeout=5)
