@@ -14,7 +14,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from .errors import (
+from .contract.errors import (
     AdapterError,
     ConfigurationError,
     Conflict,
@@ -31,11 +31,11 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from .config import ClusterConfig
-    from .models import Capabilities, DeleteResult, NetworkInfo, Snapshot
-    from .provider import KubernetesProvider
-    from .spec import ContainerSpec, load_spec, parse_spec
-    from .status import Status
+    from .contract.models import Capabilities, DeleteResult, NetworkInfo, Snapshot
+    from .contract.spec import ContainerSpec, load_spec, parse_spec
+    from .kubectl.config import ClusterConfig
+    from .operations.provider import KubernetesProvider
+    from .rules.status import Status
 
 __all__ = [
     "AdapterError",
@@ -64,16 +64,16 @@ __all__ = [
 ]
 
 _LAZY = {
-    "ClusterConfig": "config",
-    "Capabilities": "models",
-    "DeleteResult": "models",
-    "NetworkInfo": "models",
-    "Snapshot": "models",
-    "KubernetesProvider": "provider",
-    "ContainerSpec": "spec",
-    "load_spec": "spec",
-    "parse_spec": "spec",
-    "Status": "status",
+    "ClusterConfig": "kubectl.config",
+    "Capabilities": "contract.models",
+    "DeleteResult": "contract.models",
+    "NetworkInfo": "contract.models",
+    "Snapshot": "contract.models",
+    "KubernetesProvider": "operations.provider",
+    "ContainerSpec": "contract.spec",
+    "load_spec": "contract.spec",
+    "parse_spec": "contract.spec",
+    "Status": "rules.status",
 }
 
 

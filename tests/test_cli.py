@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from pytest_subprocess import FakeProcess
 
-from kubectl_adapter import cli, errors
-from kubectl_adapter.errors import ALL_ERRORS
+from kubectl_adapter.cli import app as cli
+from kubectl_adapter.contract import errors
+from kubectl_adapter.contract.errors import ALL_ERRORS
 
 from .k8s_objects import deployment, kubectl_list, kubectl_object, pod, replicaset
 
@@ -23,7 +24,7 @@ K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
 
 @pytest.fixture(autouse=True)
 def _kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.runner.shutil.which", lambda name: name)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
@@ -114,7 +115,7 @@ def test_invalid_spec_names_the_field(capsys: pytest.CaptureFixture[str], tmp_pa
 def test_every_error_prints_one_document_with_its_exit_code(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, error: type[Any]
 ) -> None:
-    from kubectl_adapter.provider import KubernetesProvider
+    from kubectl_adapter.operations.provider import KubernetesProvider
 
     def fail(self: Any, provider_id: str, container_id: str | None = None) -> None:
         raise error("it failed", {"why": "test"})
@@ -130,7 +131,7 @@ def test_every_error_prints_one_document_with_its_exit_code(
 def test_a_bug_is_internal_error_not_a_traceback_on_stdout(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from kubectl_adapter.provider import KubernetesProvider
+    from kubectl_adapter.operations.provider import KubernetesProvider
 
     def boom(self: Any, provider_id: str) -> None:
         raise KeyError("token: s3cr3t-value")
@@ -219,7 +220,7 @@ def test_verbose_logs_each_command_shell_quoted(
 def test_missing_kubectl_is_a_configuration_error(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", lambda name: None)
+    monkeypatch.setattr("kubectl_adapter.kubectl.runner.shutil.which", lambda name: None)
     code, document, _ = run(capsys, "--kubectl", "/nonexistent/kubectl", "status", "ns/web-1")
     assert code == 9
     assert document["error"]["type"] == "ConfigurationError"
@@ -232,8 +233,8 @@ def test_errors_module_exports_every_error() -> None:
 
 
 def test_capabilities_constant_matches_the_model() -> None:
-    from kubectl_adapter.capabilities import CAPABILITIES
-    from kubectl_adapter.models import Capabilities
+    from kubectl_adapter.contract.capabilities import CAPABILITIES
+    from kubectl_adapter.contract.models import Capabilities
 
     assert Capabilities().to_json() == CAPABILITIES
 

@@ -7,10 +7,14 @@ from typing import Any
 
 import pytest
 
-from kubectl_adapter.cluster_checks import _json_documents, access_reviews, check_exit_code
-from kubectl_adapter.errors import InternalError
-from kubectl_adapter.models import Capabilities, CheckResult
-from kubectl_adapter.permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS
+from kubectl_adapter.contract.errors import InternalError
+from kubectl_adapter.contract.models import Capabilities, CheckResult
+from kubectl_adapter.contract.permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS
+from kubectl_adapter.operations.cluster_checks import (
+    _json_documents,
+    access_reviews,
+    check_exit_code,
+)
 
 
 def test_one_review_per_permission_namespaced_or_cluster_wide() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from kubectl_adapter.diagnostics import explain, relevant_events
+from kubectl_adapter.rules.diagnostics import explain, relevant_events
 
 from .k8s_objects import condition, deployment, event, pod, replicaset
 

@@ -9,8 +9,8 @@ import re
 import pytest
 
 import kubectl_adapter
-from kubectl_adapter import errors
-from kubectl_adapter.errors import ALL_ERRORS, AdapterError
+from kubectl_adapter.contract import errors
+from kubectl_adapter.contract.errors import ALL_ERRORS, AdapterError
 
 # The contract Manager relies on (README / errors.py docstring). Changing a row is a breaking
 # change of the CLI's interface, so it is spelled out here rather than derived from the code.

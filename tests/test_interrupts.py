@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from kubectl_adapter import interrupts
-from kubectl_adapter.config import ClusterConfig
-from kubectl_adapter.runner import KubectlRunner
+from kubectl_adapter.kubectl import interrupts
+from kubectl_adapter.kubectl.config import ClusterConfig
+from kubectl_adapter.kubectl.runner import KubectlRunner
 from tests.reliability.helpers import alive, await_true
 
 

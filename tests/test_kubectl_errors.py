@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 from pytest_subprocess import FakeProcess
 
-from kubectl_adapter.config import ClusterConfig
-from kubectl_adapter.errors import (
+from kubectl_adapter.contract.errors import (
     AdapterError,
     ConfigurationError,
     Conflict,
@@ -30,14 +29,15 @@ from kubectl_adapter.errors import (
     Unauthorized,
     Unavailable,
 )
-from kubectl_adapter.kubectl_errors import (
+from kubectl_adapter.kubectl.config import ClusterConfig
+from kubectl_adapter.kubectl.kubectl_errors import (
     ERROR_TABLE,
     classify,
     clean_stderr,
     explain_kubeconfig,
     main_message,
 )
-from kubectl_adapter.runner import KubectlRunner
+from kubectl_adapter.kubectl.runner import KubectlRunner
 
 FIXTURES = Path(__file__).parent / "fixtures" / "kubectl-stderr"
 KLOG = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] ", re.M)
@@ -474,7 +474,7 @@ def test_configuration_errors_name_the_kubeconfig(case: str) -> None:
 
 @pytest.fixture
 def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.runner.shutil.which", lambda name: name)
 
 
 SCALE = ["scale", "deployment/web-1", "--replicas=0", "-v=6"]

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from kubectl_adapter.models import Snapshot
-from kubectl_adapter.snapshots import snapshot_document, snapshot_documents, split_kinds
+from kubectl_adapter.contract.models import Snapshot
+from kubectl_adapter.rules.snapshots import snapshot_document, snapshot_documents, split_kinds
 
 from .k8s_objects import condition, deployment, kubectl_list, pod, replicaset
 
@@ -119,7 +119,7 @@ def test_cli_list_prints_documents_without_importing_pydantic(tmp_path: Path) ->
     stub.write_text(f"#!/bin/sh\nexec cat '{canned}'\n")
     stub.chmod(0o755)
     probe = (
-        "import sys; from kubectl_adapter.cli import main;"
+        "import sys; from kubectl_adapter.cli.app import main;"
         f"code = main(['--kubectl', {str(stub)!r}, '-n', 'testns', 'list']);"
         "sys.stderr.write('pydantic' if 'pydantic' in sys.modules else 'clean');"
         "sys.exit(code)"
@@ -138,7 +138,7 @@ def test_cli_list_prints_documents_without_importing_pydantic(tmp_path: Path) ->
 def test_dry_run_reads_run_nothing(
     command: list[str], capsys: pytest.CaptureFixture[str], fp: Any
 ) -> None:
-    from kubectl_adapter.cli import main
+    from kubectl_adapter.cli.app import main
 
     assert main(["--dry-run", "-n", "testns", *command]) == 0
     plan = json.loads(capsys.readouterr().out)
@@ -168,11 +168,11 @@ NAMESPACE_FORBIDDEN = (
 
 @pytest.fixture
 def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.runner.shutil.which", lambda name: name)
 
 
 def _run_list(capsys: pytest.CaptureFixture[str]) -> tuple[int, Any]:
-    from kubectl_adapter.cli import main
+    from kubectl_adapter.cli.app import main
 
     code = main(["-n", "nons", "list"])
     return code, json.loads(capsys.readouterr().out)

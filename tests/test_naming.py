@@ -9,8 +9,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from kubectl_adapter.errors import InvalidInput, InvalidProviderId
-from kubectl_adapter.naming import (
+from kubectl_adapter.contract.errors import InvalidInput, InvalidProviderId
+from kubectl_adapter.contract.naming import (
     CONTAINER_ID_LABEL,
     LABEL_PREFIX,
     MANAGED_LABEL,

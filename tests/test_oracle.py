@@ -36,11 +36,11 @@ from typing import Any
 import pytest
 from pytest_subprocess import FakeProcess
 
-from kubectl_adapter import clock
-from kubectl_adapter.config import ClusterConfig
-from kubectl_adapter.naming import deployment_selector, is_dns1123_label
-from kubectl_adapter.provider import KubernetesProvider
-from kubectl_adapter.snapshots import snapshot_document, snapshot_documents
+from kubectl_adapter.contract.naming import deployment_selector, is_dns1123_label
+from kubectl_adapter.kubectl.config import ClusterConfig
+from kubectl_adapter.operations.provider import KubernetesProvider
+from kubectl_adapter.rules import clock
+from kubectl_adapter.rules.snapshots import snapshot_document, snapshot_documents
 
 from .k8s_objects import kubectl_list, kubectl_object
 
@@ -145,7 +145,7 @@ def test_status_path(case: Case | None) -> None:
 
 @pytest.fixture(autouse=True)
 def _kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.runner.shutil.which", lambda name: name)
 
 
 def _addressable(case: Case) -> Case:

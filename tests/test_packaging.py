@@ -34,8 +34,8 @@ RENDER = """
 import json, sys
 sys.path[:0] = [{site!r}, *{deps!r}]
 import kubectl_adapter
-from kubectl_adapter.render import render_manifest
-from kubectl_adapter.spec import parse_spec
+from kubectl_adapter.rules.render import render_manifest
+from kubectl_adapter.contract.spec import parse_spec
 
 print(kubectl_adapter.__file__)
 spec = parse_spec(json.loads({spec!r}))

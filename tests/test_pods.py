@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from kubectl_adapter.clock import parse_time
-from kubectl_adapter.pods import (
+from kubectl_adapter.rules.clock import parse_time
+from kubectl_adapter.rules.pods import (
     current_ready_pod,
     is_failing_wait_reason,
     pod_failures,
     pod_ip,
 )
-from kubectl_adapter.selection import OwnerIndex, select_owned
+from kubectl_adapter.rules.selection import OwnerIndex, select_owned
 
 from .k8s_objects import deployment, pod, replicaset
 

@@ -13,14 +13,15 @@ from typing import Any
 import pytest
 from pytest_subprocess import FakeProcess
 
-from kubectl_adapter import clock as clock_module
-from kubectl_adapter import errors, waits
-from kubectl_adapter import provider as provider_module
-from kubectl_adapter.config import ClusterConfig
-from kubectl_adapter.models import DryRunPlan, Snapshot
-from kubectl_adapter.provider import KubernetesProvider
-from kubectl_adapter.render import render_manifest
-from kubectl_adapter.spec import ContainerSpec, parse_spec
+from kubectl_adapter.contract import errors
+from kubectl_adapter.contract.models import DryRunPlan, Snapshot
+from kubectl_adapter.contract.spec import ContainerSpec, parse_spec
+from kubectl_adapter.kubectl.config import ClusterConfig
+from kubectl_adapter.operations import provider as provider_module
+from kubectl_adapter.operations import waits
+from kubectl_adapter.operations.provider import KubernetesProvider
+from kubectl_adapter.rules import clock as clock_module
+from kubectl_adapter.rules.render import render_manifest
 
 from .k8s_objects import (
     condition,
@@ -101,7 +102,7 @@ def clock(fp: FakeProcess, monkeypatch: pytest.MonkeyPatch) -> Clock:
 
 @pytest.fixture(autouse=True)
 def _kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.runner.shutil.which", lambda name: name)
 
 
 def make_provider(**overrides: Any) -> KubernetesProvider:
@@ -578,7 +579,7 @@ def test_stop_wait_timeout_says_which_pods_remain(fp: FakeProcess, clock: Clock)
 def test_scale_stuck_on_409_is_a_conflict(fp: FakeProcess, monkeypatch: pytest.MonkeyPatch) -> None:
     # kubectl scale retries 409 for 5 minutes; the process bound kills it. pytest-subprocess
     # cannot model communicate(timeout=...), so the killed process is simulated one level up.
-    from kubectl_adapter.runner import KubectlRunner
+    from kubectl_adapter.kubectl.runner import KubectlRunner
 
     fp.register(GET, stdout=kubectl_object(deployment()))
     retries = "".join(
@@ -805,7 +806,7 @@ def test_network_reports_an_ephemeral_ip_and_no_mac(fp: FakeProcess) -> None:
 
 
 def test_check_reports_each_permission(fp: FakeProcess) -> None:
-    from kubectl_adapter.permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS
+    from kubectl_adapter.contract.permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS
 
     needs = [*NAMESPACED_NEEDS, *CLUSTER_NEEDS]
     version = {

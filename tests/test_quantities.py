@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubectl_adapter.quantities import (
+from kubectl_adapter.rules.quantities import (
     cpus_to_millicores,
     memory_mb_to_quantity,
     parse_cpu_quantity,

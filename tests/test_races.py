@@ -1,4 +1,4 @@
-"""The race verdicts (kubectl_adapter/races.py), table-driven over realistic Deployments."""
+"""The race verdicts (kubectl_adapter/rules/races.py), table-driven over realistic Deployments."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from kubectl_adapter import errors
-from kubectl_adapter.naming import ProviderId
-from kubectl_adapter.races import (
+from kubectl_adapter.contract import errors
+from kubectl_adapter.contract.naming import ProviderId
+from kubectl_adapter.rules.races import (
     changed_under_apply,
     not_deleted,
     not_running,

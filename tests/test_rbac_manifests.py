@@ -1,4 +1,4 @@
-"""rbac/ grants exactly what kubectl_adapter.permissions says the adapter needs."""
+"""rbac/ grants exactly what kubectl_adapter.contract.permissions says the adapter needs."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from kubectl_adapter.permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS, Need
+from kubectl_adapter.contract.permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS, Need
 
 RBAC = Path(__file__).resolve().parent.parent / "rbac"
 

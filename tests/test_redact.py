@@ -13,13 +13,13 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from pytest_subprocess import FakeProcess
 
-from kubectl_adapter import cli
-from kubectl_adapter import redact as redact_module
-from kubectl_adapter.config import ClusterConfig
-from kubectl_adapter.errors import AdapterError, InternalError, Unauthorized, Unavailable
-from kubectl_adapter.kubectl_errors import classify
-from kubectl_adapter.redact import MASK, redact, redact_value, register_secret
-from kubectl_adapter.runner import KubectlRunner
+from kubectl_adapter.cli import app as cli
+from kubectl_adapter.contract import redact as redact_module
+from kubectl_adapter.contract.errors import AdapterError, InternalError, Unauthorized, Unavailable
+from kubectl_adapter.contract.redact import MASK, redact, redact_value, register_secret
+from kubectl_adapter.kubectl.config import ClusterConfig
+from kubectl_adapter.kubectl.kubectl_errors import classify
+from kubectl_adapter.kubectl.runner import KubectlRunner
 
 FIXTURES = Path(__file__).parent / "fixtures" / "kubectl-stderr"
 
@@ -42,7 +42,7 @@ def no_registered_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.runner.shutil.which", lambda name: name)
 
 
 def assert_clean(text: str) -> None:
@@ -365,7 +365,7 @@ def test_a_bare_kubeconfig_token_is_masked_once_kubectl_fails(
     kubeconfig.write_text(
         f"apiVersion: v1\nkind: Config\nusers:\n  - name: u\n    user:\n      token: {token}\n"
     )
-    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.runner.shutil.which", lambda name: name)
     fp.register(
         ["kubectl", "--kubeconfig", str(kubeconfig), fp.any()],
         stderr=f"error: exec plugin said: credential {token} rejected\n",
@@ -447,7 +447,7 @@ def test_an_exec_plugin_echo_is_masked_once_kubectl_fails(
 ) -> None:
     kubeconfig = tmp_path / "kubeconfig"
     kubeconfig.write_text(EXEC_KUBECONFIG)
-    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.runner.shutil.which", lambda name: name)
     echo = " ".join(EXEC_SECRETS)
     fp.register(
         ["kubectl", "--kubeconfig", str(kubeconfig), fp.any()],

@@ -19,11 +19,16 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from kubectl_adapter import cli
-from kubectl_adapter.errors import InvalidInput
-from kubectl_adapter.naming import is_dns1123_label, is_label_value
-from kubectl_adapter.render import render_manifest, yaml_tojson
-from kubectl_adapter.spec import ContainerSpec, load_spec, parse_spec, unstorable_characters
+from kubectl_adapter.cli import app as cli
+from kubectl_adapter.contract.errors import InvalidInput
+from kubectl_adapter.contract.naming import is_dns1123_label, is_label_value
+from kubectl_adapter.contract.spec import (
+    ContainerSpec,
+    load_spec,
+    parse_spec,
+    unstorable_characters,
+)
+from kubectl_adapter.rules.render import render_manifest, yaml_tojson
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "nginx.json"
@@ -335,8 +340,8 @@ def test_cli_render_never_renders_an_invalid_spec(
     # cli's render calls render.render_manifest (no provider); create goes through provider.
     # Provider first: importing it binds render.render_manifest, which must not be the stub
     # yet, or the stub would outlive this test.
-    monkeypatch.setattr("kubectl_adapter.provider.render_manifest", must_not_render)
-    monkeypatch.setattr("kubectl_adapter.render.render_manifest", must_not_render)
+    monkeypatch.setattr("kubectl_adapter.operations.provider.render_manifest", must_not_render)
+    monkeypatch.setattr("kubectl_adapter.rules.render.render_manifest", must_not_render)
     path = tmp_path / "spec.json"
     for bad in ({"hostname": "Web_1"}, {"containerId": "a b"}, {"nodeId": True}):
         path.write_text(json.dumps({**BASE, **bad}), encoding="utf-8")

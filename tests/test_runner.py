@@ -21,9 +21,7 @@ import pytest
 from pytest_subprocess import FakeProcess
 from pytest_subprocess.fake_popen import FakePopen
 
-from kubectl_adapter.bounds import READ_GRACE_SECONDS
-from kubectl_adapter.config import ClusterConfig
-from kubectl_adapter.errors import (
+from kubectl_adapter.contract.errors import (
     ConfigurationError,
     Conflict,
     Forbidden,
@@ -35,7 +33,9 @@ from kubectl_adapter.errors import (
     Unauthorized,
     Unavailable,
 )
-from kubectl_adapter.runner import (
+from kubectl_adapter.kubectl.bounds import READ_GRACE_SECONDS
+from kubectl_adapter.kubectl.config import ClusterConfig
+from kubectl_adapter.kubectl.runner import (
     WAIT_GRACE_SECONDS,
     KubectlRunner,
     process_bound,
@@ -65,7 +65,7 @@ def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         looked_up.append(name)
         return KUBECTL if name == "kubectl" else name
 
-    monkeypatch.setattr("kubectl_adapter.runner.shutil.which", which)
+    monkeypatch.setattr("kubectl_adapter.kubectl.runner.shutil.which", which)
     return looked_up
 
 

@@ -43,9 +43,10 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
-from kubectl_adapter import cli, schemas
-from kubectl_adapter.errors import ALL_ERRORS, InvalidInput
-from kubectl_adapter.models import (
+from kubectl_adapter.cli import app as cli
+from kubectl_adapter.contract import schemas
+from kubectl_adapter.contract.errors import ALL_ERRORS, InvalidInput
+from kubectl_adapter.contract.models import (
     Capabilities,
     CheckResult,
     DeleteResult,
@@ -57,15 +58,15 @@ from kubectl_adapter.models import (
     Permission,
     SnapshotList,
 )
-from kubectl_adapter.naming import ProviderId
-from kubectl_adapter.snapshots import build_snapshots, placeholder_snapshot
-from kubectl_adapter.spec import parse_spec, unstorable_characters
-from kubectl_adapter.status import Status
+from kubectl_adapter.contract.naming import ProviderId
+from kubectl_adapter.contract.spec import parse_spec, unstorable_characters
+from kubectl_adapter.rules.snapshots import build_snapshots, placeholder_snapshot
+from kubectl_adapter.rules.status import Status
 from tests.k8s_objects import deployment, pod, replicaset
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_DIR = ROOT / "docs" / "schema"
-REGENERATE = "run `.venv/bin/python -m kubectl_adapter.schemas` from the repository root"
+REGENERATE = "run `.venv/bin/python -m kubectl_adapter.contract.schemas` from the repository root"
 
 
 # -------------------------------------------------------------------------------- validators

@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pytest_subprocess import FakeProcess
 
-from kubectl_adapter import cli
-from kubectl_adapter.models import NodeInfo, Snapshot
-from kubectl_adapter.shapes import expected_output, output_problem
+from kubectl_adapter.cli import app as cli
+from kubectl_adapter.contract.models import NodeInfo, Snapshot
+from kubectl_adapter.kubectl.shapes import expected_output, output_problem
 
 from .k8s_objects import condition, deployment, event, kubectl_list, pod, replicaset
 
@@ -208,7 +208,7 @@ JSON = st.recursive(
 
 @pytest.fixture(scope="module", autouse=True)
 def _kubectl_on_path() -> Iterator[None]:
-    with patch("kubectl_adapter.runner.shutil.which", lambda name: name):
+    with patch("kubectl_adapter.kubectl.runner.shutil.which", lambda name: name):
         yield
 
 

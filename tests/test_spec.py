@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from kubectl_adapter.errors import InvalidInput
-from kubectl_adapter.spec import ContainerSpec, load_spec, parse_spec
+from kubectl_adapter.contract.errors import InvalidInput
+from kubectl_adapter.contract.spec import ContainerSpec, load_spec, parse_spec
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "nginx.json"
 

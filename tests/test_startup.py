@@ -27,7 +27,7 @@ argv = json.loads(sys.argv[1])
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
     try:
-        from kubectl_adapter.cli import main
+        from kubectl_adapter.cli.app import main
         code = main(argv)
     except SystemExit as exc:  # --help
         code = exc.code
@@ -108,6 +108,8 @@ def test_loading_a_spec_does_not_import_pydantic() -> None:
 
 def test_the_probe_would_see_pydantic() -> None:
     """Not vacuous: importing the output models does show up."""
-    code = SPEC_ONLY.replace("spec = load_spec", "import kubectl_adapter.models\nspec = load_spec")
+    code = SPEC_ONLY.replace(
+        "spec = load_spec", "import kubectl_adapter.contract.models\nspec = load_spec"
+    )
     report = run_fresh(code, str(EXAMPLE))
     assert "pydantic" in report["pydantic"]

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from kubectl_adapter.pods import UNSCHEDULABLE_GRACE_SECONDS
+from kubectl_adapter.rules.pods import UNSCHEDULABLE_GRACE_SECONDS
 from tests.e2e.conftest import Cluster, Result, concurrently, selector, spec
 from tests.fakecluster import FakeCluster
 

@@ -11,7 +11,7 @@ namespace ``manager`` by the test namespace, as docs/rbac.md tells an operator t
 2. ``test_minimality``: for each verb of each rule of role.yaml (parsed, so a new rule gets a
    case of its own), a Role without that one permission makes the operation named in the
    test id fail with ``Forbidden`` (exit 5). The operation is the cheapest of those that
-   ``kubectl_adapter.permissions`` says need the permission. Four permissions are not fatal
+   ``kubectl_adapter.contract.permissions`` says need the permission. Four permissions are not fatal
    when missing, and their cases prove what happens instead (see ``NOT_FATAL``).
 3. ``test_check_names_the_missing_permission``: ``check`` under each such Role names
    exactly the missing permission.
@@ -34,9 +34,9 @@ from typing import Any, NamedTuple
 import pytest
 import yaml
 
-from kubectl_adapter.permissions import NAMESPACED_NEEDS, Need
-from kubectl_adapter.render import render_manifest
-from kubectl_adapter.spec import parse_spec
+from kubectl_adapter.contract.permissions import NAMESPACED_NEEDS, Need
+from kubectl_adapter.contract.spec import parse_spec
+from kubectl_adapter.rules.render import render_manifest
 from tests.e2e.conftest import Cluster, Result, selector, spec
 from tests.fakecluster import FakeCluster
 from tests.fakecluster.controller import NotFoundError

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from kubectl_adapter.bounds import READ_GRACE_SECONDS
+from kubectl_adapter.kubectl.bounds import READ_GRACE_SECONDS
 from tests.fakecluster import FakeCluster
 
 from .helpers import ROOT, cli_argv, cli_env

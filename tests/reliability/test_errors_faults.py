@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from kubectl_adapter import commands
-from kubectl_adapter.config import ClusterConfig
-from kubectl_adapter.errors import AdapterError
-from kubectl_adapter.runner import KubectlRunner
+from kubectl_adapter.contract.errors import AdapterError
+from kubectl_adapter.kubectl import commands
+from kubectl_adapter.kubectl.config import ClusterConfig
+from kubectl_adapter.kubectl.runner import KubectlRunner
 from tests.e2e.conftest import Cluster, concurrently, spec
 from tests.fakecluster import FakeCluster
 

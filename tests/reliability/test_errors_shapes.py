@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from kubectl_adapter import cli
+from kubectl_adapter.cli import app as cli
 
 SHAPES = {
     "items-string": {"kind": "List", "items": "x"},

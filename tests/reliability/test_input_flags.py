@@ -11,9 +11,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pytest_subprocess import FakeProcess
 
-from kubectl_adapter import cli
-from kubectl_adapter.bounds import MAX_SECONDS, default_deadline
-from kubectl_adapter.errors import InvalidInput
+from kubectl_adapter.cli import app as cli
+from kubectl_adapter.contract.errors import InvalidInput
+from kubectl_adapter.kubectl.bounds import MAX_SECONDS, default_deadline
 
 FLAGS = ["--timeout", "--request-timeout", "--call-timeout", "--deadline"]
 BAD_TEXTS = ["inf", "-inf", "Infinity", "nan", "NaN", "1e300", "1e309", "0", "-0", "-1", "0.0",

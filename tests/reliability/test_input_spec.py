@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_adapter.errors import InvalidInput
-from kubectl_adapter.spec import MAX_SPEC_DEPTH, load_spec, parse_spec
-from kubectl_adapter.spec_input import MAX_SPEC_BYTES
+from kubectl_adapter.contract.errors import InvalidInput
+from kubectl_adapter.contract.spec import MAX_SPEC_DEPTH, load_spec, parse_spec
+from kubectl_adapter.contract.spec_input import MAX_SPEC_BYTES
 
 from .helpers import ROOT, cli_argv, cli_env
 

@@ -17,9 +17,9 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from kubectl_adapter.errors import InvalidInput
-from kubectl_adapter.render import render_manifest
-from kubectl_adapter.spec import parse_spec, unstorable_characters
+from kubectl_adapter.contract.errors import InvalidInput
+from kubectl_adapter.contract.spec import parse_spec, unstorable_characters
+from kubectl_adapter.rules.render import render_manifest
 
 BASE: dict[str, Any] = {"containerId": "42", "nodeId": "7", "hostname": "web-1",
                         "image": "nginx:latest", "cpus": 1, "memoryMb": 64}  # fmt: skip

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from kubectl_adapter.naming import identity_labels, selector_string
+from kubectl_adapter.contract.naming import identity_labels, selector_string
 from tests.e2e.conftest import Cluster, Result, spec
 from tests.fakecluster import FakeCluster
 from tests.fakecluster.faults import Hook

@@ -7,9 +7,9 @@ pasteable while saying when or how often the command runs (a wait's 10 s slices)
 
 from __future__ import annotations
 
-from .commands import rollout_status
-from .models import DryRunPlan
-from .runner import KubectlRunner
+from ..contract.models import DryRunPlan
+from ..kubectl.commands import rollout_status
+from ..kubectl.runner import KubectlRunner
 from .waits import SLICE_SECONDS
 
 Step = tuple[list[str], str]

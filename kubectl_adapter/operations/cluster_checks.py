@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .errors import Forbidden, InternalError, NotFound
-from .models import Capabilities, CheckResult, NodeInfo, Permission
-from .permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS, Need
-from .runner import KubectlRunner
-from .shapes import object_problem
+from ..contract.errors import Forbidden, InternalError, NotFound
+from ..contract.models import Capabilities, CheckResult, NodeInfo, Permission
+from ..contract.permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS, Need
+from ..kubectl.runner import KubectlRunner
+from ..kubectl.shapes import object_problem
 
 
 def access_reviews(needs: list[Need], namespace: str) -> dict[str, Any]:

@@ -6,7 +6,7 @@ what runs (``tests/test_provider.py`` compares them). The runner adds the connec
 
 from __future__ import annotations
 
-from .naming import FIELD_MANAGER
+from ..contract.naming import FIELD_MANAGER
 from .runner import wait_timeout_args
 
 

@@ -15,11 +15,11 @@ from math import ceil
 from time import monotonic
 from typing import Any
 
-from . import clock
-from .errors import AdapterError, RolloutFailed, Timeout
-from .runner import KubectlRunner, process_bound, wait_timeout_args
-from .selection import select_owned
-from .status import rollout_check
+from ..contract.errors import AdapterError, RolloutFailed, Timeout
+from ..kubectl.runner import KubectlRunner, process_bound, wait_timeout_args
+from ..rules import clock
+from ..rules.selection import select_owned
+from ..rules.status import rollout_check
 
 SLICE_SECONDS = 10.0
 

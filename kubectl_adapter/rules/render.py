@@ -7,14 +7,20 @@ import re
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidInput
-from .naming import CONTAINER_NAME, DNS1123_RULE, identity_labels, is_dns1123_label, workload_labels
+from ..contract.errors import InvalidInput
+from ..contract.naming import (
+    CONTAINER_NAME,
+    DNS1123_RULE,
+    identity_labels,
+    is_dns1123_label,
+    workload_labels,
+)
 from .quantities import cpus_to_millicores, memory_mb_to_quantity
 
 if TYPE_CHECKING:
     import jinja2
 
-    from .spec import ContainerSpec
+    from ..contract.spec import ContainerSpec
 
 TEMPLATE_NAME = "deployment.yaml.j2"
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .errors import (
+from ..contract.errors import (
     AdapterError,
     ConfigurationError,
     Conflict,
@@ -30,7 +30,7 @@ from .errors import (
     Unauthorized,
     Unavailable,
 )
-from .redact import redact
+from ..contract.redact import redact
 
 _KLOG_LINE = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\] ")
 

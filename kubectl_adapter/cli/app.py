@@ -17,13 +17,13 @@ from collections.abc import Callable, Sequence
 from time import monotonic
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from .bounds import MAX_SECONDS, check_seconds
-from .errors import AdapterError, InternalError, Interrupted, InvalidInput
-from .interrupts import Signalled, interrupting
+from ..contract.errors import AdapterError, InternalError, Interrupted, InvalidInput
+from ..kubectl.bounds import MAX_SECONDS, check_seconds
+from ..kubectl.interrupts import Signalled, interrupting
 
 if TYPE_CHECKING:
-    from .config import ClusterConfig
-    from .provider import KubernetesProvider
+    from ..kubectl.config import ClusterConfig
+    from ..operations.provider import KubernetesProvider
 
 PROG = "kubectl-adapter"
 
@@ -162,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _deadline(args: argparse.Namespace) -> float:
     """``--deadline``, else the default for this kind of command."""
-    from .bounds import DEFAULT_CALL_TIMEOUT, DEFAULT_WAIT_TIMEOUT, default_deadline
+    from ..kubectl.bounds import DEFAULT_CALL_TIMEOUT, DEFAULT_WAIT_TIMEOUT, default_deadline
 
     return float(
         args.deadline
@@ -176,11 +176,11 @@ def _deadline(args: argparse.Namespace) -> float:
 
 
 def _config(args: argparse.Namespace) -> ClusterConfig:
-    from .bounds import DEFAULT_CALL_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WAIT_TIMEOUT
-    from .config import ClusterConfig
+    from ..kubectl.bounds import DEFAULT_CALL_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WAIT_TIMEOUT
+    from ..kubectl.config import ClusterConfig
 
     if args.node_id is not None:
-        from .naming import LABEL_VALUE_RULE, is_label_value
+        from ..contract.naming import LABEL_VALUE_RULE, is_label_value
 
         if not is_label_value(args.node_id):
             raise InvalidInput(f"--node-id {LABEL_VALUE_RULE}")
@@ -202,7 +202,7 @@ def _config(args: argparse.Namespace) -> ClusterConfig:
 
 
 def _provider(args: argparse.Namespace) -> KubernetesProvider:
-    from .provider import KubernetesProvider
+    from ..operations.provider import KubernetesProvider
 
     return KubernetesProvider(_config(args))
 
@@ -218,12 +218,12 @@ def run_command(args: argparse.Namespace) -> Any:
     """Dispatch one parsed command; returns what is printed (str for render, else JSON)."""
     command = args.command
     if command == "capabilities":
-        from .capabilities import CAPABILITIES
+        from ..contract.capabilities import CAPABILITIES
 
         return dict(CAPABILITIES)
     if command in ("render", "create", "reconfigure"):
-        from .spec import load_spec
-        from .spec_input import SPEC_WAIT_SECONDS
+        from ..contract.spec import load_spec
+        from ..contract.spec_input import SPEC_WAIT_SECONDS
 
         # Reading the spec counts towards the deadline too (a pipe may be slow to deliver).
         started = getattr(args, "started", None)
@@ -231,18 +231,20 @@ def run_command(args: argparse.Namespace) -> Any:
         spec = load_spec(args.spec, wait_seconds=max(0.01, min(SPEC_WAIT_SECONDS, left)))
     if command == "render":
         # No provider (and so no pydantic): render is the start-up-critical command.
-        from .render import render_manifest
+        from ..rules.render import render_manifest
 
         if args.namespace:
             return render_manifest(spec, args.namespace)
-        from .runner import KubectlRunner  # only to ask kubectl for the context's namespace
+        from ..kubectl.runner import (
+            KubectlRunner,  # only to ask kubectl for the context's namespace
+        )
 
         return render_manifest(spec, KubectlRunner(_config(args)).context_namespace())
     if command == "list" and not args.dry_run:
         # Manager's most frequent call: documents straight from the pure builders, without
         # importing pydantic (the provider's list() validates the same documents).
-        from .listing import list_documents
-        from .runner import KubectlRunner
+        from ..kubectl.runner import KubectlRunner
+        from ..operations.listing import list_documents
 
         runner = KubectlRunner(_config(args))
         return {"items": list_documents(runner, runner.context_namespace(), args.node_id)}
@@ -323,7 +325,7 @@ def _run(argv: Sequence[str] | None, started: float, finishing: Callable[[], Non
         _print_json(error.to_json())
         import traceback
 
-        from .redact import redact
+        from ..contract.redact import redact
 
         sys.stderr.write(redact(traceback.format_exc()))
         return error.exit_code
@@ -332,7 +334,7 @@ def _run(argv: Sequence[str] | None, started: float, finishing: Callable[[], Non
     else:
         _print_json(_dump(result))
     if args.command == "check" and not args.dry_run:
-        from .cluster_checks import check_exit_code
+        from ..operations.cluster_checks import check_exit_code
 
         return check_exit_code(result)  # the document is printed either way
     return 0

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import AdapterError, Conflict, NotFound, RolloutFailed, Unavailable
-from .naming import ProviderId
+from ..contract.errors import AdapterError, Conflict, NotFound, RolloutFailed, Unavailable
+from ..contract.naming import ProviderId
 from .status import Status, desired_replicas
 
 Deployment = dict[str, Any]

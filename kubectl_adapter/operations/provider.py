@@ -7,9 +7,7 @@ import copy
 from time import monotonic
 from typing import Any
 
-from . import commands, plans
-from .config import ClusterConfig
-from .errors import (
+from ..contract.errors import (
     AdapterError,
     Conflict,
     Forbidden,
@@ -19,7 +17,7 @@ from .errors import (
     Unauthorized,
     Unavailable,
 )
-from .models import (
+from ..contract.models import (
     CheckResult,
     DeleteResult,
     DryRunPlan,
@@ -27,16 +25,20 @@ from .models import (
     NodeInfo,
     Snapshot,
 )
-from .naming import (
+from ..contract.naming import (
     ProviderId,
     deployment_selector,
     identity_labels,
     parse_provider_id,
     selector_string,
 )
-from .ownership import check_identity, check_ownership, is_managed
-from .pods import current_ready_pod, pod_ip
-from .races import (
+from ..contract.spec import ContainerSpec
+from ..kubectl import commands
+from ..kubectl.config import ClusterConfig
+from ..kubectl.runner import KubectlRunner, process_bound
+from ..rules.ownership import check_identity, check_ownership, is_managed
+from ..rules.pods import current_ready_pod, pod_ip
+from ..rules.races import (
     changed_under_apply,
     not_deleted,
     not_running,
@@ -44,11 +46,10 @@ from .races import (
     stop_interrupted,
     uid_of,
 )
-from .render import render_manifest
-from .runner import KubectlRunner, process_bound
-from .snapshots import build_snapshot, placeholder_snapshot, split_kinds
-from .spec import ContainerSpec
-from .status import Status, desired_replicas
+from ..rules.render import render_manifest
+from ..rules.snapshots import build_snapshot, placeholder_snapshot, split_kinds
+from ..rules.status import Status, desired_replicas
+from . import plans
 from .waits import SLICE_SECONDS, wait_rollout
 
 # The questions whose honest answer is "unknown" rather than an error (status rule 1).
@@ -113,7 +114,7 @@ class KubernetesProvider:
 
     def _explainer(self, namespace: str, name: str, selector: str) -> Any:
         def explain() -> tuple[str, dict[str, Any]]:
-            from .diagnostics import explain as build
+            from ..rules.diagnostics import explain as build
 
             try:
                 deployment, replicasets, pods = self._read_workload(namespace, name, selector)

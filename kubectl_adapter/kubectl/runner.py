@@ -28,12 +28,12 @@ from collections.abc import Sequence
 from time import monotonic
 from typing import IO, Any, NamedTuple
 
+from ..contract.errors import AdapterError, ConfigurationError, InternalError, Timeout, Unavailable
+from ..contract.redact import redact, register_kubeconfig_secrets
 from .bounds import READ_GRACE_SECONDS
 from .config import ClusterConfig
-from .errors import AdapterError, ConfigurationError, InternalError, Timeout, Unavailable
 from .interrupts import deferred
 from .kubectl_errors import classify, explain_kubeconfig
-from .redact import redact, register_kubeconfig_secrets
 from .shapes import output_problem
 
 log = logging.getLogger("kubectl_adapter")

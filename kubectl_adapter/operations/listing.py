@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import Forbidden, NotFound
-from .naming import MANAGED_LABEL, NODE_ID_LABEL, selector_string
-from .runner import KubectlRunner
-from .snapshots import snapshot_documents, split_kinds
+from ..contract.errors import Forbidden, NotFound
+from ..contract.naming import MANAGED_LABEL, NODE_ID_LABEL, selector_string
+from ..kubectl.runner import KubectlRunner
+from ..rules.snapshots import snapshot_documents, split_kinds
 
 
 def list_args(node_id: str | None) -> list[str]:

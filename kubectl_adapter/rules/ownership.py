@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import Conflict, InvalidInput
-from .naming import CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL
+from ..contract.errors import Conflict, InvalidInput
+from ..contract.naming import CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL
 
 
 def labels_of(deployment: dict[str, Any]) -> dict[str, str]:

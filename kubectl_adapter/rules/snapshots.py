@@ -13,15 +13,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ..contract.naming import CONTAINER_ID_LABEL, CONTAINER_NAME, NODE_ID_LABEL, ProviderId
 from . import clock
-from .naming import CONTAINER_ID_LABEL, CONTAINER_NAME, NODE_ID_LABEL, ProviderId
 from .pods import current_ready_pod_of, pod_ip
 from .quantities import parse_cpu_quantity, parse_memory_mb
 from .selection import Owned, OwnerIndex, select_owned
 from .status import Status, StatusResult, deployment_status, desired_replicas
 
 if TYPE_CHECKING:
-    from .models import Snapshot
+    from ..contract.models import Snapshot
 
 Document = dict[str, Any]
 
@@ -163,7 +163,7 @@ def build_snapshot(
     *,
     now: datetime | None = None,
 ) -> Snapshot:
-    from .models import Snapshot
+    from ..contract.models import Snapshot
 
     document = snapshot_document(deployment, replicasets, pods, result, now=now)
     return Snapshot.model_validate(document)
@@ -176,13 +176,13 @@ def build_snapshots(
     *,
     now: datetime | None = None,
 ) -> list[Snapshot]:
-    from .models import Snapshot
+    from ..contract.models import Snapshot
 
     documents = snapshot_documents(deployments, replicasets, pods, now=now)
     return [Snapshot.model_validate(doc) for doc in documents]
 
 
 def placeholder_snapshot(pid: ProviderId, status: Status, message: str) -> Snapshot:
-    from .models import Snapshot
+    from ..contract.models import Snapshot
 
     return Snapshot.model_validate(placeholder_document(pid, status, message))
