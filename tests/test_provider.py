@@ -17,8 +17,7 @@ from kubectl_adapter.contract import errors
 from kubectl_adapter.contract.models import DryRunPlan, Snapshot
 from kubectl_adapter.contract.spec import ContainerSpec, parse_spec
 from kubectl_adapter.kubectl.config import ClusterConfig
-from kubectl_adapter.operations import provider as provider_module
-from kubectl_adapter.operations import waits
+from kubectl_adapter.operations import lifecycle, waits
 from kubectl_adapter.operations.provider import KubernetesProvider
 from kubectl_adapter.rules import clock as clock_module
 from kubectl_adapter.rules.render import render_manifest
@@ -96,7 +95,7 @@ class Clock:
 def clock(fp: FakeProcess, monkeypatch: pytest.MonkeyPatch) -> Clock:
     fake = Clock(fp)
     monkeypatch.setattr(waits, "monotonic", fake)
-    monkeypatch.setattr(provider_module, "monotonic", fake)
+    monkeypatch.setattr(lifecycle, "monotonic", fake)
     return fake
 
 

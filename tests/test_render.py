@@ -337,10 +337,10 @@ def test_cli_render_never_renders_an_invalid_spec(
     def must_not_render(spec: ContainerSpec, namespace: str) -> str:
         raise AssertionError("an invalid spec reached render_manifest")
 
-    # cli's render calls render.render_manifest (no provider); create goes through provider.
-    # Provider first: importing it binds render.render_manifest, which must not be the stub
+    # cli's render calls render.render_manifest (no provider); create goes through create.
+    # create first: importing it binds render.render_manifest, which must not be the stub
     # yet, or the stub would outlive this test.
-    monkeypatch.setattr("kubectl_adapter.operations.provider.render_manifest", must_not_render)
+    monkeypatch.setattr("kubectl_adapter.operations.create.render_manifest", must_not_render)
     monkeypatch.setattr("kubectl_adapter.rules.render.render_manifest", must_not_render)
     path = tmp_path / "spec.json"
     for bad in ({"hostname": "Web_1"}, {"containerId": "a b"}, {"nodeId": True}):

@@ -168,7 +168,7 @@ NOT_FATAL: dict[str, NotFatal] = {
         "kubectl relists when its watch is forbidden: wait --for=delete ends later",
     ),
     # Events are read only to explain a failure, and the adapter swallows any error doing so
-    # (provider._warning_events: "Diagnostics are best effort"); the operation still reports
+    # (Workloads.warning_events: "Diagnostics are best effort"); the operation still reports
     # its own failure, just without the Warning events. Only `check` can show it is missing.
     "list events": NotFatal(
         "diagnostics only", "failure diagnostics are best effort: errors lose their events"

@@ -1,0 +1,35 @@
+"""create: apply the Deployment (server-side) and wait until its replica is available."""
+
+from __future__ import annotations
+
+from ..contract.models import DryRunPlan, Snapshot
+from ..contract.naming import ProviderId, identity_labels, selector_string
+from ..contract.spec import ContainerSpec
+from ..kubectl import commands
+from ..rules.ownership import check_ownership
+from ..rules.render import render_manifest
+from . import plans
+from .workload import Workloads
+
+
+def create(node: Workloads, namespace: str, spec: ContainerSpec) -> Snapshot | DryRunPlan:
+    pid = ProviderId(namespace, spec.hostname)
+    manifest = render_manifest(spec, namespace)
+    selector = selector_string(identity_labels(spec.container_id))
+    apply = commands.apply()
+    if node.config.dry_run:
+        # The selector follows from the spec's container ID: no read is needed.
+        return plans.build(
+            node.runner,
+            (commands.get_deployment(pid.name), ""),
+            (apply, ""),
+            plans.rollout_step(pid.name, node.config.timeout),
+            (commands.workload(selector), ""),
+            namespace=namespace,
+            manifest=manifest,
+        )
+    existing = node.get_deployment(pid)
+    if existing is not None:
+        check_ownership(existing, container_id=spec.container_id, node_id=spec.node_id)
+    node.runner.run(apply, namespace=namespace, stdin=manifest)
+    return node.until_running(pid, selector, None, "create")

@@ -1,0 +1,128 @@
+"""reconfigure: re-apply the Pod template to exactly the Deployment read, then wait."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from ..contract.errors import AdapterError, Conflict, InvalidInput
+from ..contract.models import DryRunPlan, Snapshot
+from ..contract.naming import ProviderId, deployment_selector, parse_provider_id
+from ..contract.spec import ContainerSpec
+from ..kubectl import commands
+from ..rules.ownership import check_identity, check_ownership
+from ..rules.races import changed_under_apply, precondition, uid_of
+from ..rules.render import render_manifest
+from ..rules.snapshots import build_snapshot
+from ..rules.status import desired_replicas
+from . import plans
+from .workload import Workloads
+
+# Reconfigure re-reads and applies again when only the resourceVersion moved on (a status
+# update, a scale) between its read and its apply; a Deployment that keeps changing faster
+# than that is reported as a Conflict.
+APPLY_ATTEMPTS = 3
+
+
+def reconfigure(
+    node: Workloads, provider_id: str, spec: ContainerSpec, *, rollback_on_failure: bool = False
+) -> Snapshot | DryRunPlan:
+    """Re-apply the Pod template from ``spec``; same Deployment, replicas untouched."""
+    pid = parse_provider_id(provider_id)
+    if spec.hostname != pid.name:
+        raise InvalidInput(
+            f"spec hostname {spec.hostname!r} differs from the provider ID's name "
+            f"{pid.name!r}; identity cannot change on reconfigure",
+            {"field": "hostname", "spec": spec.hostname, "providerId": str(pid)},
+        )
+    apply = [*commands.apply(), "-o", "json"]
+    before = node.require_deployment(pid)
+    check_reconfigurable(node, before, spec)
+    selector = deployment_selector(before)
+    if node.config.dry_run:
+        stopped = desired_replicas(before) == 0
+        return plans.build(
+            node.runner,
+            (commands.get_deployment(pid.name), ""),
+            (apply, "the manifest carries the uid and resourceVersion just read"),
+            plans.rollout_step(
+                pid.name, node.config.timeout, "only if the apply changed the generation"
+            ),
+            *([] if stopped else [(commands.workload(selector), "")]),
+            namespace=pid.namespace,
+            manifest=render_manifest(spec, pid.namespace, precondition(before)),
+        )
+    before, after = apply_pinned(node, pid, spec, before, apply)
+    generation = before["metadata"].get("generation")
+    changed = after.get("metadata", {}).get("generation") != generation
+    if changed or before.get("status", {}).get("observedGeneration") != generation:
+        try:
+            node.wait(pid.namespace, pid.name, selector)
+        except AdapterError as exc:
+            if rollback_on_failure and exc.type in ("RolloutFailed", "Timeout"):
+                raise rollback(node, pid, selector, exc) from exc
+            raise
+    if desired_replicas(after) == 0 and after.get("metadata", {}).get("generation"):
+        # Stopped: no pod to read an IP from, and the wait has just confirmed the new
+        # generation was observed, so the applied object says all there is (3 calls).
+        confirmed = copy.deepcopy(after)
+        status = confirmed.setdefault("status", {})
+        status["observedGeneration"] = confirmed["metadata"]["generation"]
+        return build_snapshot(confirmed, [], [])
+    return node.snapshot_after(pid.namespace, pid.name, selector)
+
+
+def check_reconfigurable(node: Workloads, deployment: dict[str, Any], spec: ContainerSpec) -> None:
+    check_ownership(deployment, node_id=node.config.node_id)
+    check_identity(deployment, spec.container_id, spec.node_id)
+
+
+def apply_pinned(
+    node: Workloads,
+    pid: ProviderId,
+    spec: ContainerSpec,
+    read: dict[str, Any],
+    apply: list[str],
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Apply ``spec`` to exactly the Deployment read (its uid and resourceVersion in the
+    manifest): never a create, never onto a replacement. Returns (read, applied)."""
+    uid = uid_of(read)
+    refused: Conflict | None = None
+    for _ in range(APPLY_ATTEMPTS):
+        manifest = render_manifest(spec, pid.namespace, precondition(read))
+        try:
+            applied = node.runner.run_json(apply, namespace=pid.namespace, stdin=manifest)
+            return read, applied or {}
+        except Conflict as exc:
+            refused = exc
+            current = node.get_deployment(pid)
+            problem = changed_under_apply(pid, current, uid)
+            if problem is not None:
+                problem.details.setdefault("kubectl", exc.details)
+                raise problem from exc
+            assert current is not None  # changed_under_apply said it exists
+            check_reconfigurable(node, current, spec)
+            read = current
+    raise Conflict(
+        f"deployment {pid} kept changing while reconfigure applied the new spec "
+        f"({APPLY_ATTEMPTS} attempts refused by the resourceVersion precondition)",
+        {"providerId": str(pid), "kubectl": refused.details if refused else {}},
+    )
+
+
+def rollback(
+    node: Workloads, pid: ProviderId, selector: str, failure: AdapterError
+) -> AdapterError:
+    """Undo the failed rollout, wait for it, and report both outcomes."""
+    outcome: dict[str, Any] = {"performed": True}
+    try:
+        node.runner.run(["rollout", "undo", f"deployment/{pid.name}"], namespace=pid.namespace)
+        node.wait(pid.namespace, pid.name, selector)
+        outcome["succeeded"] = True
+        outcome["message"] = "rolled back to the previous revision, which is available"
+    except AdapterError as exc:
+        outcome["succeeded"] = False
+        outcome["message"] = f"{exc.type}: {exc.message}"
+    details = dict(failure.details)
+    details["rollback"] = outcome
+    return type(failure)(f"{failure.message} | rollback: {outcome['message']}", details)
