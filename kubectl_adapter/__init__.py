@@ -33,9 +33,9 @@ from .contract.errors import (
 if TYPE_CHECKING:
     from .contract.models import Capabilities, DeleteResult, NetworkInfo, Snapshot
     from .contract.spec import ContainerSpec, load_spec, parse_spec
+    from .contract.statuses import Status
     from .kubectl.config import ClusterConfig
     from .operations.provider import KubernetesProvider
-    from .rules.status import Status
 
 __all__ = [
     "AdapterError",
@@ -73,7 +73,7 @@ _LAZY = {
     "ContainerSpec": "contract.spec",
     "load_spec": "contract.spec",
     "parse_spec": "contract.spec",
-    "Status": "rules.status",
+    "Status": "contract.statuses",
 }
 
 

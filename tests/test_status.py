@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from kubectl_adapter.contract.statuses import Status
 from kubectl_adapter.rules.selection import select_owned
-from kubectl_adapter.rules.status import Status, deployment_status, rollout_check
+from kubectl_adapter.rules.status import deployment_status, rollout_check
 
 from .k8s_objects import condition, deployment, pod, replicaset
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from ..rules.status import Status
+from .statuses import Status
 
 
 class Output(BaseModel):

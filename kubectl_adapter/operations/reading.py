@@ -5,11 +5,11 @@ from __future__ import annotations
 from ..contract.errors import Forbidden, NotFound, Timeout, Unauthorized, Unavailable
 from ..contract.models import DryRunPlan, NetworkInfo, Snapshot
 from ..contract.naming import deployment_selector, parse_provider_id
+from ..contract.statuses import Status
 from ..kubectl import commands
 from ..rules.ownership import check_ownership, is_managed
 from ..rules.pods import current_ready_pod, pod_ip
 from ..rules.snapshots import build_snapshot, placeholder_snapshot
-from ..rules.status import Status
 from . import plans
 from .workload import Workloads
 

@@ -7,12 +7,12 @@ from typing import Any
 from ..contract.errors import AdapterError, NotFound
 from ..contract.models import Snapshot
 from ..contract.naming import ProviderId
+from ..contract.statuses import Status
 from ..kubectl import commands
 from ..kubectl.config import ClusterConfig
 from ..kubectl.runner import KubectlRunner
 from ..rules.races import not_running
 from ..rules.snapshots import build_snapshot, placeholder_snapshot, split_kinds
-from ..rules.status import Status
 from .waits import wait_rollout
 
 Objects = tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]

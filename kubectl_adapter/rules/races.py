@@ -14,7 +14,8 @@ from typing import Any
 
 from ..contract.errors import AdapterError, Conflict, NotFound, RolloutFailed, Unavailable
 from ..contract.naming import ProviderId
-from .status import Status, desired_replicas
+from ..contract.statuses import Status
+from .status import desired_replicas
 
 Deployment = dict[str, Any]
 

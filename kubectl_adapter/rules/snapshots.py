@@ -14,11 +14,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..contract.naming import CONTAINER_ID_LABEL, CONTAINER_NAME, NODE_ID_LABEL, ProviderId
+from ..contract.statuses import Status
 from . import clock
 from .pods import current_ready_pod_of, pod_ip
 from .quantities import parse_cpu_quantity, parse_memory_mb
 from .selection import Owned, OwnerIndex, select_owned
-from .status import Status, StatusResult, deployment_status, desired_replicas
+from .status import StatusResult, deployment_status, desired_replicas
 
 if TYPE_CHECKING:
     from ..contract.models import Snapshot

@@ -9,9 +9,9 @@ mean 0. The rules are listed, with the reason for each, in docs/lifecycle.md.
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 from typing import Any, NamedTuple
 
+from ..contract.statuses import Status
 from .pods import (
     describe_failure,
     is_live,
@@ -21,15 +21,6 @@ from .pods import (
     unschedulable_grace_left,
 )
 from .selection import Owned
-
-
-class Status(StrEnum):
-    RUNNING = "running"
-    OFFLINE = "offline"
-    CREATING = "creating"
-    FAILED = "failed"
-    MISSING = "missing"
-    UNKNOWN = "unknown"
 
 
 class StatusResult(NamedTuple):
