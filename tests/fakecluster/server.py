@@ -301,6 +301,7 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache, private")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
+        self.wfile.flush()  # a watch may have nothing to send for a while: headers go now
         self.close_connection = True
         try:
             if cursor == -2:
