@@ -44,7 +44,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from kubectl_adapter.cli import app as cli
-from kubectl_adapter.contract import schemas
+from kubectl_adapter.contract import schemas, spec_rules
 from kubectl_adapter.contract.errors import ALL_ERRORS, InvalidInput
 from kubectl_adapter.contract.models import (
     Capabilities,
@@ -59,7 +59,8 @@ from kubectl_adapter.contract.models import (
     SnapshotList,
 )
 from kubectl_adapter.contract.naming import ProviderId
-from kubectl_adapter.contract.spec import parse_spec, unstorable_characters
+from kubectl_adapter.contract.spec import parse_spec
+from kubectl_adapter.contract.spec_rules import unstorable_characters
 from kubectl_adapter.contract.statuses import Status
 from kubectl_adapter.rules.snapshots import build_snapshots, placeholder_snapshot
 from tests.k8s_objects import deployment, pod, replicaset
@@ -119,8 +120,11 @@ def test_schema_files_are_up_to_date() -> None:
     assert not extra, f"docs/schema/ has files the generator does not write: {extra}"
 
 
+ALL_SCHEMAS = [schemas.SPEC_FILE, *schemas.SCHEMAS]
+
+
 def test_schema_files_are_formatted() -> None:
-    for name in schemas.SCHEMAS:
+    for name in ALL_SCHEMAS:
         text = (SCHEMA_DIR / name).read_text(encoding="utf-8")
         assert (
             text
@@ -129,7 +133,7 @@ def test_schema_files_are_formatted() -> None:
         assert text.endswith("}\n")
 
 
-@pytest.mark.parametrize("name", sorted(schemas.SCHEMAS))
+@pytest.mark.parametrize("name", sorted(ALL_SCHEMAS))
 def test_each_schema_is_valid_draft_2020_12(name: str) -> None:
     schema = load(name)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
@@ -138,7 +142,7 @@ def test_each_schema_is_valid_draft_2020_12(name: str) -> None:
 
 def test_readme_names_every_schema_and_difference() -> None:
     readme = (SCHEMA_DIR / "README.md").read_text(encoding="utf-8")
-    for name in schemas.SCHEMAS:
+    for name in ALL_SCHEMAS:
         assert f"[`{name}`]({name})" in readme
     for text in schemas.SPEC_DIFFERENCES.values():
         assert text in readme
@@ -201,17 +205,17 @@ EDGES: dict[str, list[Any]] = {
     "cpus": [
         *[1, 2, 0.5, 0.001, 12.345, 1.0, 0, 0.0, -0.0, -0.001, -1, 1e30, -1e30],
         *[10**400, -(10**400)],  # JSON cannot carry 4,300 digits or more: json.loads refuses
-        schemas.MAX_CPUS,
-        schemas.MAX_CPUS + 1,
-        float(schemas.MAX_CPUS - 1),  # 9223372036854774.0, the largest double allowed
-        float(schemas.MAX_CPUS + 1),
+        spec_rules.MAX_CPUS_INTEGER,
+        spec_rules.MAX_CPUS_INTEGER + 1,
+        float(spec_rules.MAX_CPUS_INTEGER - 1),  # 9223372036854774.0, the largest double allowed
+        float(spec_rules.MAX_CPUS_INTEGER + 1),
         *["1", "0.5", True, False, None, [1], MISSING],
     ],
     "memoryMb": [
         *[1, 0, -1, 512.0, 1.5, 1e300, float("inf"), 2**63],
-        schemas.MAX_MEMORY_MB,
-        schemas.MAX_MEMORY_MB + 1,
-        float(schemas.MAX_MEMORY_MB),
+        spec_rules.MAX_MEMORY_MB,
+        spec_rules.MAX_MEMORY_MB + 1,
+        float(spec_rules.MAX_MEMORY_MB),
         *["1024", True, False, None, [1], MISSING],
     ],
     "env": [
@@ -331,7 +335,7 @@ def candidate_specs(draw: st.DrawFn) -> Any:
 @example(data={**BASE, "image": "nginx\n"})
 @example(data={**BASE, "image": "ngi\ufeffnx"})
 @example(data={**BASE, "image": "nginx\x85"})
-@example(data={**BASE, "cpus": float(schemas.MAX_CPUS + 1)})
+@example(data={**BASE, "cpus": float(spec_rules.MAX_CPUS_INTEGER + 1)})
 @example(data={**BASE, "memoryMb": 512.0})
 @example(data={**BASE, "env": {"A\n": "x"}})
 @example(data={**BASE, "env": None, "entrypoint": None})
@@ -421,7 +425,7 @@ def test_python_re_caveat() -> None:
 def test_image_pattern_is_exactly_the_adapters_character_rule() -> None:
     """The image class lists the characters spec.py refuses: str.isspace(), C0, DEL, C1 and
     the BMP noncharacters (astral ones and surrogates are the documented difference)."""
-    pattern = re.compile(schemas.IMAGE_PATTERN[1:-2].replace("^", "", 1))  # the [...] class
+    pattern = re.compile(spec_rules.IMAGE_PATTERN[1:-2].replace("^", "", 1))  # the [...] class
     for code in range(sys.maxunicode + 1):
         if 0xD800 <= code <= 0xDFFF or _astral_nonchar(chr(code)):
             continue
@@ -431,7 +435,7 @@ def test_image_pattern_is_exactly_the_adapters_character_rule() -> None:
 
 
 def test_text_pattern_is_exactly_the_storable_text_rule() -> None:
-    pattern = re.compile(schemas.TEXT_PATTERN[1:-2].replace("^", "", 1))  # the [...] class
+    pattern = re.compile(spec_rules.TEXT_PATTERN[1:-2].replace("^", "", 1))  # the [...] class
     for code in range(sys.maxunicode + 1):
         if 0xD800 <= code <= 0xDFFF or _astral_nonchar(chr(code)):
             continue
@@ -585,3 +589,28 @@ def test_output_schemas_are_not_vacuous() -> None:
 def _astral_nonchar(char: str) -> bool:
     """U+1FFFE, U+1FFFF, ... U+10FFFF: refused by the adapter, beyond what a pattern says."""
     return ord(char) > 0xFFFF and ord(char) & 0xFFFE == 0xFFFE
+
+
+def test_image_space_rule_is_whitespace_and_c0_controls() -> None:
+    """The validator's first image check (its own message) is str.isspace(), C0 and DEL; the
+    rest of the image pattern is the storable-text rule, reported with the code points."""
+    space = re.compile(f"[{spec_rules.SPACE_OR_CONTROL}]")
+    assert spec_rules.IMAGE_PATTERN.startswith(f"^[^{spec_rules.SPACE_OR_CONTROL}")
+    for code in range(0x10000):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        expected = char.isspace() or code < 32 or code == 127
+        assert bool(space.fullmatch(char)) is expected, hex(code)
+        problems = [] if expected else unstorable_characters(char)
+        try:
+            parse_spec({**BASE, "image": f"a{char}b"})
+            message = ""
+        except InvalidInput as exc:
+            message = exc.message
+        if expected:
+            assert "whitespace or control characters" in message, hex(code)
+        elif problems:
+            assert f"U+{code:04X}" in message, hex(code)
+        else:
+            assert message == "", hex(code)

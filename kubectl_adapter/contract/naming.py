@@ -14,9 +14,13 @@ CONTAINER_ID_LABEL = f"{LABEL_PREFIX}.container-id"
 FIELD_MANAGER = "opensource-server-manager"
 CONTAINER_NAME = "main"
 
-# Used with ``fullmatch``: ``$`` in ``re.match`` would also accept a trailing newline.
-_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-_LABEL_VALUE = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
+# ECMA-262 patterns, as docs/schema/spec.json states them (``spec_rules``); here used with
+# ``fullmatch`` of the part between ``^`` and ``$``, since Python's ``$`` would also accept
+# a trailing newline.
+DNS1123_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+LABEL_VALUE_PATTERN = r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
+_DNS1123_LABEL = re.compile(DNS1123_PATTERN[1:-1])
+_LABEL_VALUE = re.compile(LABEL_VALUE_PATTERN[1:-1])
 
 DNS1123_RULE = (
     "must be a DNS-1123 label: at most 63 characters, lowercase letters, digits and '-', "
