@@ -23,7 +23,7 @@ from kubectl_adapter.cli import app as cli
 from kubectl_adapter.contract.errors import InvalidInput
 from kubectl_adapter.contract.naming import is_dns1123_label, is_label_value
 from kubectl_adapter.contract.spec import ContainerSpec, load_spec, parse_spec
-from kubectl_adapter.contract.spec_rules import unstorable_characters
+from kubectl_adapter.contract.storable_text import unstorable_characters
 from kubectl_adapter.rules.render import render_manifest, yaml_tojson
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +79,7 @@ def test_template_keeps_the_replicas_comment() -> None:
 # ----------------------------------------------------------------------------------- strategies
 def _text(min_size: int = 0, max_size: int | None = None) -> st.SearchStrategy[str]:
     # The spec refuses what the API server cannot store (control characters but tab, LF and
-    # CR, surrogates, noncharacters: spec_rules.unstorable_characters); the rest is fair game.
+    # CR, surrogates, noncharacters: storable_text.unstorable_characters); the rest is fair game.
     characters = st.characters(exclude_categories=["Cs"]).filter(
         lambda c: not unstorable_characters(c)
     )

@@ -60,8 +60,8 @@ from kubectl_adapter.contract.models import (
 )
 from kubectl_adapter.contract.naming import ProviderId
 from kubectl_adapter.contract.spec import parse_spec
-from kubectl_adapter.contract.spec_rules import unstorable_characters
 from kubectl_adapter.contract.statuses import Status
+from kubectl_adapter.contract.storable_text import unstorable_characters
 from kubectl_adapter.rules.snapshots import build_snapshots, placeholder_snapshot
 from tests.k8s_objects import deployment, pod, replicaset
 

@@ -27,6 +27,7 @@ from .naming import (
     is_dns1123_label,
     is_label_value,
 )
+from .storable_text import TEXT_PATTERN, UNSTORABLE_BMP, check_text, js_number
 
 # ------------------------------------------------------------------------ shared constants
 # Patterns are ECMA-262 (what JSON Schema specifies), written to mean the same in Python's
@@ -35,28 +36,11 @@ from .naming import (
 ENV_KEY_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 _ENV_KEY = re.compile(ENV_KEY_PATTERN[1:-1])
 
-# Text the API server cannot store unchanged. kubectl sends the object as JSON that escapes
-# only C0 controls, and the server reads apply bodies as YAML, which refuses other
-# non-printable characters (DEL, C1, U+FFFE/U+FFFF) and folds U+0085 into a space.
-# C0 controls but tab, LF and CR; DEL and the C1 controls; the BMP noncharacters:
-_UNSTORABLE_BMP = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufdd0-\ufdef\ufffe\uffff"
-# ... plus what no pattern can name alike in ECMA-262 and Python: lone surrogates and the
-# astral noncharacters (SPEC_DIFFERENCES["astral-noncharacter-or-lone-surrogate"]).
-_UNSTORABLE_BEYOND = r"\ud800-\udfff" + "".join(
-    rf"\U{plane:04X}FFFE\U{plane:04X}FFFF" for plane in range(1, 17)
-)
-_UNSTORABLE = re.compile(f"[{_UNSTORABLE_BMP}{_UNSTORABLE_BEYOND}]")
-TEXT_PATTERN = f"^[^{_UNSTORABLE_BMP}]*$"
-STORABLE_TEXT_RULE = (
-    "control characters other than tab, LF and CR, surrogates and noncharacters "
-    "cannot be stored by Kubernetes"
-)
-
 # What an image reference refuses before the storable-text rule: str.isspace() and the C0
 # controls and DEL. The image pattern is this class and the BMP part of the unstorable one.
 SPACE_OR_CONTROL = r"\x00-\x20\x7f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 _IMAGE_SPACE = re.compile(f"[{SPACE_OR_CONTROL}]")
-IMAGE_PATTERN = f"^[^{SPACE_OR_CONTROL}{_UNSTORABLE_BMP}]+$"
+IMAGE_PATTERN = f"^[^{SPACE_OR_CONTROL}{UNSTORABLE_BMP}]+$"
 MAX_IMAGE_LENGTH = 4096
 
 # Kubernetes keeps quantities as int64 (millicores, bytes); larger values cannot be honoured.
@@ -101,7 +85,7 @@ def _image(value: Any) -> str:
         raise ValueError("must not contain whitespace or control characters")
     if len(value) > MAX_IMAGE_LENGTH:
         raise ValueError(f"must be at most {MAX_IMAGE_LENGTH} characters")
-    _check_text(value)
+    check_text(value)
     return str(value)
 
 
@@ -167,7 +151,7 @@ def _entrypoint(value: Any) -> tuple[str, ...] | None:
     if value is None:
         return None
     if isinstance(value, str):
-        _check_text(value)
+        check_text(value)
         try:
             parts = shlex.split(value)
         except ValueError as exc:
@@ -177,7 +161,7 @@ def _entrypoint(value: Any) -> tuple[str, ...] | None:
         problems: list[tuple[str, str]] = []
         for index, part in enumerate(parts):
             try:
-                _check_text(part)
+                check_text(part)
             except ValueError as exc:
                 problems.append((f"[{index}]", f"[{index}] {exc}"))
         if problems:
@@ -186,49 +170,6 @@ def _entrypoint(value: Any) -> tuple[str, ...] | None:
         raise ValueError("must be a string, a list of strings, or null")
     # An empty entrypoint means "the image's own", exactly like null.
     return tuple(parts) or None
-
-
-def unstorable_characters(text: str) -> list[str]:
-    """The characters of ``text`` the API server cannot store, as ``U+XXXX`` (first 5)."""
-    found: list[str] = []
-    for match in _UNSTORABLE.finditer(text):
-        code = f"U+{ord(match.group()):04X}"
-        if code not in found:
-            found.append(code)
-        if len(found) == 5:
-            break
-    return found
-
-
-def _check_text(text: str, what: str = "") -> None:
-    """Text that cannot reach a container unchanged: NUL (C strings end there), lone
-    surrogates (not UTF-8), and whatever else the API server cannot store."""
-    prefix = f"{what} " if what else ""
-    bad = unstorable_characters(text)
-    if bad:
-        raise ValueError(f"{prefix}must not contain {', '.join(bad)} ({STORABLE_TEXT_RULE})")
-
-
-def _js_number(value: float) -> str:
-    """ECMAScript ``Number::toString``: shortest round-trip digits, like Python's repr, but
-    exponent notation only below 1e-6 or from 1e21 on, and written ``1e-7`` / ``1.5e+21``."""
-    if value == 0:
-        return "0"  # also -0, as String(-0) is "0"
-    sign = "-" if value < 0 else ""
-    _, digit_tuple, exponent = Decimal(repr(abs(value))).normalize().as_tuple()
-    digits = "".join(map(str, digit_tuple))
-    assert isinstance(exponent, int)
-    k, n = len(digits), exponent + len(digits)  # value = 0.DIGITS * 10**n
-    if k <= n <= 21:
-        text = digits + "0" * (n - k)
-    elif 0 < n <= 21:
-        text = digits[:n] + "." + digits[n:]
-    elif -6 < n <= 0:
-        text = "0." + "0" * -n + digits
-    else:
-        mantissa = digits[0] + ("." + digits[1:] if k > 1 else "")
-        text = f"{mantissa}e{'+' if n - 1 >= 0 else '-'}{abs(n - 1)}"
-    return sign + text
 
 
 _JSON_KINDS = {type(None): "null", dict: "an object", list: "an array", tuple: "an array"}
@@ -251,11 +192,11 @@ def _env_value(key: str, value: Any) -> str:
                 number = float("inf")
             if not math.isfinite(number):
                 raise ValueError(f"value of {key} must be a finite number")
-            text = _js_number(number)
+            text = js_number(number)
     else:
         kind = _JSON_KINDS.get(type(value), type(value).__name__)
         raise ValueError(f"value of {key} must be a string, number or boolean, not {kind}")
-    _check_text(text, f"value of {key}")
+    check_text(text, f"value of {key}")
     return text
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from kubectl_adapter.contract.errors import InvalidInput
 from kubectl_adapter.contract.spec import parse_spec
-from kubectl_adapter.contract.spec_rules import unstorable_characters
+from kubectl_adapter.contract.storable_text import unstorable_characters
 from kubectl_adapter.rules.render import render_manifest
 
 BASE: dict[str, Any] = {"containerId": "42", "nodeId": "7", "hostname": "web-1",
