@@ -348,7 +348,7 @@ _NOTES = """
   fixed start-up of both processes.
 - `render` start-up is bounded by the interpreter (~35 ms), jinja2's import (~35 ms) and, in
   this editable development install, the editable finder (~15 ms); it imports no pydantic
-  (`tests/test_startup.py` enforces that). The spec is validated by plain functions for this
+  (`tests/cli/test_startup.py` enforces that). The spec is validated by plain functions for this
   reason.
 - Waits end on kubectl's watch (`rollout status`), not on a poll: latency is the watch event
   plus kubectl's and the CLI's own exit.

@@ -1,7 +1,8 @@
 """The kubectl arguments of every step an operation runs.
 
 The real run and ``--dry-run`` take their commands from here, so a plan cannot drift from
-what runs (``tests/test_provider.py`` compares them). The runner adds the connection flags.
+what runs (``tests/operations/test_provider.py`` compares them). The runner adds the
+connection flags.
 """
 
 from __future__ import annotations

@@ -12,10 +12,9 @@ import pytest
 
 from kubectl_adapter.contract.models import Snapshot
 from kubectl_adapter.rules.snapshots import snapshot_document, snapshot_documents, split_kinds
+from tests.k8s_objects import condition, deployment, kubectl_list, pod, replicaset
 
-from .k8s_objects import condition, deployment, kubectl_list, pod, replicaset
-
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _objects() -> list[dict[str, Any]]:
@@ -133,7 +132,7 @@ def test_cli_list_prints_documents_without_importing_pydantic(tmp_path: Path) ->
     assert items == snapshot_documents(*split_kinds(_objects()))
 
 
-# status --dry-run reads the Deployment for its selector: tests/test_provider.py.
+# status --dry-run reads the Deployment for its selector: tests/operations/test_provider.py.
 @pytest.mark.parametrize("command", [["list"], ["check"], ["nodes"]])
 def test_dry_run_reads_run_nothing(
     command: list[str], capsys: pytest.CaptureFixture[str], fp: Any

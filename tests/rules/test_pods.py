@@ -15,8 +15,7 @@ from kubectl_adapter.rules.pods import (
     pod_ip,
 )
 from kubectl_adapter.rules.selection import OwnerIndex, select_owned
-
-from .k8s_objects import deployment, pod, replicaset
+from tests.k8s_objects import deployment, pod, replicaset
 
 NOW = datetime(2026, 11, 30, 1, 0, 0, tzinfo=UTC)
 

@@ -10,8 +10,7 @@ import pytest
 from kubectl_adapter.contract.statuses import Status
 from kubectl_adapter.rules.selection import select_owned
 from kubectl_adapter.rules.status import deployment_status, rollout_check
-
-from .k8s_objects import condition, deployment, pod, replicaset
+from tests.k8s_objects import condition, deployment, pod, replicaset
 
 # Later than every timestamp the fixtures carry.
 NOW = datetime(2026, 11, 30, 1, 0, 0, tzinfo=UTC)

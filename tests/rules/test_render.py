@@ -1,6 +1,6 @@
 """The rendered Deployment: golden file, exact shape and values for any input, strict schema.
 
-``UPDATE_GOLDEN=1 pytest tests/test_render.py`` rewrites ``tests/golden/nginx.yaml``.
+``UPDATE_GOLDEN=1 pytest tests/rules/test_render.py`` rewrites ``tests/golden/nginx.yaml``.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from kubectl_adapter.contract.spec import ContainerSpec, load_spec, parse_spec
 from kubectl_adapter.contract.storable_text import unstorable_characters
 from kubectl_adapter.rules.render import render_manifest, yaml_tojson
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "nginx.json"
-GOLDEN = Path(__file__).resolve().parent / "golden" / "nginx.yaml"
+GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "nginx.yaml"
 KUBERNETES_VERSION = "1.32"
 
 MANAGED = "org.mieweb.opensource-server.managed"

@@ -65,7 +65,7 @@ from kubectl_adapter.contract.storable_text import unstorable_characters
 from kubectl_adapter.rules.snapshots import build_snapshots, placeholder_snapshot
 from tests.k8s_objects import deployment, pod, replicaset
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_DIR = ROOT / "docs" / "schema"
 REGENERATE = "run `.venv/bin/python -m kubectl_adapter.contract.schemas` from the repository root"
 

@@ -41,10 +41,9 @@ from kubectl_adapter.kubectl.config import ClusterConfig
 from kubectl_adapter.operations.provider import KubernetesProvider
 from kubectl_adapter.rules import clock
 from kubectl_adapter.rules.snapshots import snapshot_document, snapshot_documents
+from tests.k8s_objects import kubectl_list, kubectl_object
 
-from .k8s_objects import kubectl_list, kubectl_object
-
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ORACLE = Path(os.environ.get("STATUS_ORACLE") or ROOT.parent / "shared/oracle/deployments.json")
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 STATUSES = {"running", "offline", "creating", "failed", "missing", "unknown"}

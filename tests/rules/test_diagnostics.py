@@ -5,8 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from kubectl_adapter.rules.diagnostics import explain, relevant_events
-
-from .k8s_objects import condition, deployment, event, pod, replicaset
+from tests.k8s_objects import condition, deployment, event, pod, replicaset
 
 
 def test_explain_names_everything_an_operator_needs() -> None:

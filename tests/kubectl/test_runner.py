@@ -42,7 +42,7 @@ from kubectl_adapter.kubectl.runner import (
     wait_timeout_args,
 )
 
-FIXTURES = Path(__file__).parent / "fixtures" / "kubectl-stderr"
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "kubectl-stderr"
 KUBECTL = "/opt/fake/bin/kubectl"
 K = [KUBECTL, "-n", "testns", "--request-timeout", "10s"]
 EMPTY_LIST = json.dumps(

@@ -39,7 +39,7 @@ from kubectl_adapter.kubectl.kubectl_errors import (
 )
 from kubectl_adapter.kubectl.runner import KubectlRunner
 
-FIXTURES = Path(__file__).parent / "fixtures" / "kubectl-stderr"
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "kubectl-stderr"
 KLOG = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] ", re.M)
 
 

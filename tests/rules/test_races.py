@@ -15,8 +15,7 @@ from kubectl_adapter.rules.races import (
     precondition,
     stop_interrupted,
 )
-
-from .k8s_objects import deployment
+from tests.k8s_objects import deployment
 
 PID = ProviderId("testns", "web-1")
 UID = "uid-deploy-web-1"

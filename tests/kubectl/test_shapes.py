@@ -21,8 +21,7 @@ from pytest_subprocess import FakeProcess
 from kubectl_adapter.cli import app as cli
 from kubectl_adapter.contract.models import NodeInfo, Snapshot
 from kubectl_adapter.kubectl.shapes import expected_output, output_problem
-
-from .k8s_objects import condition, deployment, event, kubectl_list, pod, replicaset
+from tests.k8s_objects import condition, deployment, event, kubectl_list, pod, replicaset
 
 K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
 LIST = [

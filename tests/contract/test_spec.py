@@ -13,7 +13,7 @@ import pytest
 from kubectl_adapter.contract.errors import InvalidInput
 from kubectl_adapter.contract.spec import ContainerSpec, load_spec, parse_spec
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "nginx.json"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "nginx.json"
 
 BASE: dict[str, Any] = {
     "containerId": "42",

@@ -14,10 +14,9 @@ from pytest_subprocess import FakeProcess
 from kubectl_adapter.cli import app as cli
 from kubectl_adapter.contract import errors
 from kubectl_adapter.contract.errors import ALL_ERRORS
+from tests.k8s_objects import deployment, kubectl_list, kubectl_object, pod, replicaset
 
-from .k8s_objects import deployment, kubectl_list, kubectl_object, pod, replicaset
-
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NGINX = str(ROOT / "examples" / "nginx.json")
 K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
 

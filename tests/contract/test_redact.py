@@ -21,7 +21,7 @@ from kubectl_adapter.kubectl.config import ClusterConfig
 from kubectl_adapter.kubectl.kubectl_errors import classify
 from kubectl_adapter.kubectl.runner import KubectlRunner
 
-FIXTURES = Path(__file__).parent / "fixtures" / "kubectl-stderr"
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "kubectl-stderr"
 
 JWT = (
     "eyJhbGciOiJSUzI1NiIsImtpZCI6IjEifQ"

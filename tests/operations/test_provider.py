@@ -21,8 +21,7 @@ from kubectl_adapter.operations import lifecycle, waits
 from kubectl_adapter.operations.provider import KubernetesProvider
 from kubectl_adapter.rules import clock as clock_module
 from kubectl_adapter.rules.render import render_manifest
-
-from .k8s_objects import (
+from tests.k8s_objects import (
     condition,
     deployment,
     event,

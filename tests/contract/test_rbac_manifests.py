@@ -9,7 +9,7 @@ import yaml
 
 from kubectl_adapter.contract.permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS, Need
 
-RBAC = Path(__file__).resolve().parent.parent / "rbac"
+RBAC = Path(__file__).resolve().parents[2] / "rbac"
 
 
 def _documents(name: str) -> list[dict[str, Any]]:
