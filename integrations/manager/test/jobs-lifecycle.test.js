@@ -56,7 +56,7 @@ async function lifecycle(round) {
   if (b) assert.equal(statuses.get(b.id), 'running');
 
   // PUT env change: one rolling update, no stop/start, Settings' default env kept.
-  const envJob = await manager.run(manager.putContainer(a.id, { environmentVars: { GREETING: 'bye', EXTRA: `${round}` } }));
+  const envJob = await manager.run(await manager.putContainer(a.id, { environmentVars: { GREETING: 'bye', EXTRA: `${round}` } }));
   assert.equal(envJob.status, 'success', String(envJob.error));
   assert.deepEqual(envJob.calls, ['updateLxcConfig', 'getLxcStatus'], 'no stop/start after a rollout');
   assert.deepEqual((await scenario.podTemplate(a.containerId)).env, { TZ: 'UTC', GREETING: 'bye', EXTRA: `${round}` });
@@ -76,7 +76,7 @@ async function lifecycle(round) {
 
   // PUT restart: the explicit stop/start path of the reconfigure job. Manager's parseArgs
   // keeps only --key=value, so the route writes --restart=true.
-  const restartJob = await manager.run(manager.putContainer(a.id, { restart: true }));
+  const restartJob = await manager.run(await manager.putContainer(a.id, { restart: true }));
   assert.equal(restartJob.command, `node bin/reconfigure-container.js --container-id=${a.id} --restart=true`);
   assert.equal(restartJob.status, 'success', String(restartJob.error));
   assert.deepEqual(restartJob.calls, ['updateLxcConfig', 'getLxcStatus', 'stopLxc', 'waitForTask', 'startLxc', 'waitForTask']);

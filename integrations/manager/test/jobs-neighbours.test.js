@@ -90,7 +90,7 @@ test('a Kubernetes node that cannot be reached keeps the row; an admin may force
 });
 
 test('POST /containers beside a password-login Proxmox node whose API is down: 201, no login', STEP, async () => {
-  const { status, row, job } = manager.postContainer({ hostname: 'pw-1', template: 'debian-12', siteId: 3 });
+  const { status, row, job } = await manager.postContainer({ hostname: 'pw-1', template: 'debian-12', siteId: 3 });
   assert.equal(status, 201);
   assert.equal(row.nodeId, 23);
   assert.equal(job.status, 'pending');
@@ -100,27 +100,21 @@ test('POST /containers beside a password-login Proxmox node whose API is down: 2
   assert.equal(manager.logins, 1);
 });
 
-test('capabilities come from the node type, for every client; services need a stable IP', () => {
+test('capabilities come from the node type, for every client; services need a stable IP', async () => {
   assert.deepEqual(manager.nodeCapabilities(manager.node(7)), KubernetesApi.capabilities());
   assert.deepEqual(manager.nodeCapabilities(manager.node(21)), { ...DOCKER_CAPABILITIES });
   assert.deepEqual(manager.nodeCapabilities(manager.node(22)), { ...PROXMOX_CAPABILITIES });
   assert.deepEqual(Object.keys(DOCKER_CAPABILITIES).sort(), Object.keys(KubernetesApi.capabilities()).sort());
-  const refused = (() => {
-    try {
-      return manager.postContainer({ hostname: 'svc', template: 'nginx', services: [{ type: 'http', internalPort: 80 }] });
-    } catch (e) {
-      return e;
-    }
-  })();
+  const refused = await manager.postContainer({ hostname: 'svc', template: 'nginx', services: [{ type: 'http', internalPort: 80 }] }).catch((e) => e);
   assert.ok(refused instanceof RouteError && refused.status === 400 && refused.code === 'services_unsupported_on_node', String(refused));
-  const dns = manager.postContainer({ hostname: 'svc', template: 'nginx', services: [{ type: 'srv', internalPort: 53 }] });
+  const dns = await manager.postContainer({ hostname: 'svc', template: 'nginx', services: [{ type: 'srv', internalPort: 53 }] });
   assert.equal(dns.status, 201);
   dns.row.destroy();
 });
 
-test('Manager\'s parseArgs keeps only --key=value: the restart flag is --restart=true', () => {
+test('Manager\'s parseArgs keeps only --key=value: the restart flag is --restart=true', async () => {
   assert.deepEqual(parseArgs(['--container-id=3', '--restart']), { 'container-id': '3' });
   assert.deepEqual(parseArgs(['--container-id=3', '--restart=true']), { 'container-id': '3', restart: 'true' });
-  const job = manager.putContainer([...manager.containers.rows.keys()][0], { restart: true });
+  const job = await manager.putContainer([...manager.containers.rows.keys()][0], { restart: true });
   assert.match(job.command, / --restart=true$/);
 });

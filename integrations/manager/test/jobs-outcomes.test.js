@@ -108,7 +108,7 @@ test('the API lost right after the apply: the row keeps the provider ID and a re
 test('a failed reconfigure logs its type and retryability; status stays running, saying the rollout is stuck', STEP, async () => {
   const { row, job } = await scenario.createAndRun({ hostname: 'cfg', template: 'docker.io/library/nginx:latest' });
   assert.equal(job.status, 'success', String(job.error));
-  const failed = await manager.run(manager.putContainer(row.id, { environmentVars: { FAKE_CRASH: '1' } }));
+  const failed = await manager.run(await manager.putContainer(row.id, { environmentVars: { FAKE_CRASH: '1' } }));
   assert.equal(failed.status, 'failure');
   // RolloutFailed once the crash loop is seen, or PodNotReady if the bound ends first: permanent.
   assert.ok(failed.error instanceof errors.RolloutFailedError || failed.error instanceof errors.PodNotReadyError, String(failed.error));

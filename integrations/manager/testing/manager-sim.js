@@ -167,7 +167,7 @@ class ManagerSim {
    * null), its services and a pending create job. HTTP/transport services are refused on a
    * node without a stable IP (the site proxy could not reach them).
    */
-  postContainer({ hostname, template, siteId = 1, services = [], environmentVars = null, entrypoint = null, username = 'alice' }) {
+  async postContainer({ hostname, template, siteId = 1, services = [], environmentVars = null, entrypoint = null, username = 'alice' }) {
     const count = (node) => [...this.containers.rows.values()].filter((r) => r.nodeId === node.id).length;
     const [node] = this.nodes.filter((n) => n.siteId === siteId).sort((a, b) => count(a) - count(b) || a.id - b.id);
     if (!node) throw new RouteError(409, 'no_node', 'No provisionable nodes available in this site');
@@ -186,7 +186,7 @@ class ManagerSim {
   }
 
   /** PUT /containers/:id: env/entrypoint change or `restart`, then a reconfigure job. */
-  putContainer(id, { environmentVars, entrypoint, restart = false, services = [] }) {
+  async putContainer(id, { environmentVars, entrypoint, restart = false, services = [] }) {
     const row = this.containers.rows.get(id);
     const caps = this.nodeCapabilities(this.node(row.nodeId));
     if (!caps.stableIpAddress && services.some((s) => s.type !== 'srv')) {

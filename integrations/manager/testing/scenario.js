@@ -71,7 +71,7 @@ class Scenario {
 
   /** POST /containers, then the job runner runs its create job. */
   async createAndRun(values, { expectCreating = false } = {}) {
-    const { row, job } = this.manager.postContainer(values);
+    const { row, job } = await this.manager.postContainer(values);
     if (expectCreating) assert.equal((await this.manager.statuses()).get(row.id), 'creating');
     await this.manager.run(job);
     return { row, job };
