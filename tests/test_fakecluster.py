@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import shutil
@@ -669,3 +670,25 @@ def test_standalone_mode(tmp_path: Path) -> None:
         assert proc.wait(timeout=10) == 0
         if proc.stdout:
             proc.stdout.close()
+
+
+def test_an_idle_watch_sends_its_headers_at_once(cluster: FakeCluster) -> None:
+    # kubectl waits for a watch's response headers; if they sat in the write buffer until the
+    # first event, `rollout status --timeout` on a Pod that never gets ready would hang past
+    # its timeout (until the adapter killed it).
+    _, _, body = https(cluster, "GET", "/apis/apps/v1/namespaces/testns/deployments")
+    rv = json.loads(body)["metadata"]["resourceVersion"]
+    ctx = ssl.create_default_context(cadata=cluster.ca_pem.decode())
+    path = (
+        f"/apis/apps/v1/namespaces/testns/deployments?resourceVersion={rv}"
+        "&timeoutSeconds=30&watch=true"
+    )
+    conn = http.client.HTTPSConnection(cluster.host, cluster.port, context=ctx, timeout=5)
+    try:
+        conn.request("GET", path, headers={"Authorization": f"Bearer {cluster.admin_token}"})
+        started = time.monotonic()
+        response = conn.getresponse()  # raises TimeoutError if no headers within 5 s
+        assert response.status == 200
+        assert time.monotonic() - started < 2
+    finally:
+        conn.close()

@@ -19,14 +19,37 @@ const spec = require('./lib/spec');
 const { invalidInput } = errors;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
-/** Facts about this client itself (not the cluster), merged into capabilities(). */
-const CLIENT_CAPABILITIES = Object.freeze({
+/**
+ * What a Kubernetes node can do, as Manager's shared jobs and routes read it. A constant: Manager
+ * reads it from the node type alone (`Node#capabilities()`), before and without `node.api()`,
+ * so no login, process or network call is ever needed to know it. The first eight keys are
+ * the adapter's `kubectl-adapter capabilities` document (a test keeps them equal); the last
+ * three are facts about this client.
+ */
+const CAPABILITIES = Object.freeze({
+  stableMacAddress: false,
+  stableIpAddress: false,
+  vmid: false,
+  storage: false,
+  templates: false,
+  registerNetbox: false,
+  registerDns: false,
+  podIpEphemeral: true,
   // updateLxcConfig resolves once the new Pod template is rolled out and available:
   // Manager's reconfigure job must not stop/start afterwards (that would be a second outage).
   reconfigureRollsOut: true,
+  // createLxc resolves with the container running: a startLxc after it has nothing to do.
+  createStarts: true,
+  // createLxc again for a container whose Deployment exists (labelled with its Container.id)
+  // applies the same spec onto it and waits: a re-run create job converges instead of refusing.
+  createConverges: true,
 });
 
-const CAPABILITIES_BY_EXECUTABLE = new Map();
+/** The adapter's --timeout bounds (docs/cli.md): whole seconds, at most a day. */
+const MAX_WAIT_SECONDS = 86400;
+/** The adapter's own bounds around a wait: 2 x --call-timeout (60 s), and slack for start-up. */
+const CALL_TIMEOUT_SECONDS = 60;
+const DEFAULT_PROCESS_TIMEOUT_MS = 15 * 60 * 1000;
 
 class KubernetesApi {
   /**
@@ -36,6 +59,8 @@ class KubernetesApi {
    * @param {string} node.namespace namespace holding this node's Deployments
    * @param {string} [node.kubeconfig] kubeconfig path on the Manager host (default: kubectl's)
    * @param {string} [node.context] kubeconfig context (default: its current-context)
+   * @param {number} [node.waitTimeout] seconds any one wait (create, start, stop, reconfigure,
+   *   delete) may take before it ends with a Timeout: the adapter's --timeout (default 300)
    * @param {object} [options]
    * @param {string|string[]} [options.command] adapter executable or argv prefix; default
    *   $KUBECTL_ADAPTER, else `kubectl-adapter`
@@ -49,32 +74,34 @@ class KubernetesApi {
     if (!node.namespace || !DNS_LABEL.test(node.namespace)) {
       throw invalidInput(`Node ${node.name}: namespace must be a DNS-1123 label, got ${JSON.stringify(node.namespace)}`, { field: 'namespace' });
     }
+    const waitSeconds = waitBound(node);
     this.node = node;
     this.nodeId = String(node.id);
     const globalArgs = ['-n', node.namespace, '--node-id', this.nodeId];
     if (node.kubeconfig) globalArgs.unshift('--kubeconfig', node.kubeconfig);
     if (node.context) globalArgs.unshift('--context', node.context);
+    if (waitSeconds !== null) globalArgs.push('--timeout', String(waitSeconds));
     this.cli = new AdapterCli({
       command: options.command || process.env.KUBECTL_ADAPTER || 'kubectl-adapter',
       globalArgs: globalArgs.concat(options.extraArgs || []),
-      processTimeoutMs: options.processTimeoutMs,
+      // The last-resort bound must not cut the adapter's own (a reconfigure that rolls back
+      // waits twice): 2 x the wait + 2 x the call timeout + a minute, at least 15 minutes.
+      processTimeoutMs: options.processTimeoutMs
+        || Math.max(DEFAULT_PROCESS_TIMEOUT_MS, ((waitSeconds || 0) * 2 + CALL_TIMEOUT_SECONDS * 3) * 1000),
       killGraceMs: options.killGraceMs,
     });
   }
 
   // -- what this node can do ---------------------------------------------------------------
 
-  /** The adapter's capability flags plus this client's; Manager gates its LXC-only steps on them. */
-  async capabilities() {
-    // They describe the adapter build, not the cluster: one answer per executable per process
-    // (Manager makes a new client for every job step).
-    const key = JSON.stringify([this.cli.executable, ...this.cli.prefix]);
-    if (!CAPABILITIES_BY_EXECUTABLE.has(key)) {
-      const answer = this.cli.run(['capabilities']).then((flags) => Object.freeze({ ...flags, ...CLIENT_CAPABILITIES }));
-      CAPABILITIES_BY_EXECUTABLE.set(key, answer);
-      answer.catch(() => CAPABILITIES_BY_EXECUTABLE.delete(key));
-    }
-    return { ...(await CAPABILITIES_BY_EXECUTABLE.get(key)) };
+  /** What every Kubernetes node can do: no login, process or network call (see CAPABILITIES). */
+  static capabilities() {
+    return { ...CAPABILITIES };
+  }
+
+  /** The same answer from an instance, for code that already holds the client. */
+  capabilities() {
+    return KubernetesApi.capabilities();
   }
 
   /** API reachable, namespace present, RBAC sufficient: for the node form's "test" button. */
@@ -100,9 +127,14 @@ class KubernetesApi {
    * Manager stores in Container.containerId.
    *
    * If the create fails after the Deployment may exist (rollout failed, timeout, API lost,
-   * unknown failure), the client deletes it (guarded by containerId) before rejecting; if
-   * that cleanup fails too, the error carries `orphanProviderId` for Manager to store so its
-   * delete route can finish the job.
+   * unknown failure), the client deletes it (guarded by containerId) before rejecting. Every
+   * create failure carries `orphanProviderId`: the provider ID when something may still exist
+   * on the cluster (the cleanup failed), else null. Manager stores it in Container.containerId
+   * as it is, so the row points at a Deployment exactly when one may exist.
+   *
+   * Called again for a container whose Deployment exists (it carries this Container.id's
+   * labels), the create applies the same spec onto it and waits: it converges. A Deployment
+   * of that name labelled for another container or node is an OwnershipConflictError.
    *
    * @param {string} nodeName Manager node name (unused; kept for Manager's call shape)
    * @param {object} options Manager's create options: hostname, cores, memory, and for
@@ -115,7 +147,10 @@ class KubernetesApi {
     try {
       await this.cli.run(['create', '--spec', '-'], JSON.stringify(body));
     } catch (error) {
-      if (mayHaveCreated(error)) await this.cleanUpFailedCreate(providerId, body.containerId, error);
+      error.orphanProviderId = null;
+      // Stopped from outside (Manager cancelled the job): no cleanup now, keep pointing at it.
+      if (mayHaveCreated(error) && error.type === 'Interrupted') error.orphanProviderId = providerId;
+      else if (mayHaveCreated(error)) await this.cleanUpFailedCreate(providerId, body.containerId, error);
       throw error;
     }
     return spec.task('create', providerId);
@@ -278,9 +313,28 @@ class KubernetesApi {
   }
 }
 
-/** Failures after which the Deployment may exist although create did not succeed. */
+/**
+ * Failures after which the Deployment may exist although create did not succeed. The adapter
+ * marks a failure before its apply (`details.applied: false`): nothing was sent, nothing to
+ * clean up or keep.
+ */
 function mayHaveCreated(error) {
-  return ['RolloutFailed', 'Timeout', 'Unavailable', 'InternalError'].includes(error.type);
+  if (error.details && error.details.applied === false) return false;
+  return ['RolloutFailed', 'Timeout', 'Unavailable', 'InternalError', 'Interrupted'].includes(error.type);
+}
+
+/** The node's wait bound in seconds (`node.waitTimeout`), or null for the adapter's default. */
+function waitBound(node) {
+  const value = node.waitTimeout;
+  if (value === undefined || value === null || value === '') return null;
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_WAIT_SECONDS) {
+    throw invalidInput(
+      `Node ${node.name}: waitTimeout must be whole seconds from 1 to ${MAX_WAIT_SECONDS}, got ${JSON.stringify(value)}`,
+      { field: 'waitTimeout' },
+    );
+  }
+  return seconds;
 }
 
 /** Manager's Container.id from `{containerId}` or `{container}`: the guard on every mutation. */
@@ -310,6 +364,6 @@ async function effectiveEnv(container, delta) {
 
 module.exports = KubernetesApi;
 module.exports.KubernetesApi = KubernetesApi;
-module.exports.CLIENT_CAPABILITIES = CLIENT_CAPABILITIES;
+module.exports.CAPABILITIES = CAPABILITIES;
 module.exports.errors = errors;
 module.exports.spec = spec;

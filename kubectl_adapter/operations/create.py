@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..contract.errors import AdapterError
 from ..contract.models import DryRunPlan, Snapshot
 from ..contract.naming import ProviderId, identity_labels, selector_string
 from ..contract.spec import ContainerSpec
@@ -28,8 +29,13 @@ def create(node: Workloads, namespace: str, spec: ContainerSpec) -> Snapshot | D
             namespace=namespace,
             manifest=manifest,
         )
-    existing = node.get_deployment(pid)
-    if existing is not None:
-        check_ownership(existing, container_id=spec.container_id, node_id=spec.node_id)
+    try:
+        existing = node.get_deployment(pid)
+        if existing is not None:
+            check_ownership(existing, container_id=spec.container_id, node_id=spec.node_id)
+    except AdapterError as exc:
+        # Nothing was sent yet: the caller has nothing on the cluster to clean up or keep.
+        exc.details["applied"] = False
+        raise
     node.runner.run(apply, namespace=namespace, stdin=manifest)
     return node.until_running(pid, selector, None, "create")

@@ -56,7 +56,7 @@ def wait_rollout(
             raise _enrich(RolloutFailed, exc, explain) from exc
         except Timeout as exc:
             if monotonic() >= deadline - 0.5:
-                raise _enrich(Timeout, exc, explain, timeout) from exc
+                raise _at_deadline(exc, explain, timeout, f"{namespace}/{name}") from exc
         deployment, replicasets, pods = read()
         if deployment is None:
             raise RolloutFailed(f"deployment {namespace}/{name} was deleted during the wait")
@@ -73,6 +73,22 @@ def wait_rollout(
         if check.recheck_in is not None:
             # kubectl takes whole seconds: end the slice just after the grace does.
             next_slice = min(slice_seconds, ceil(check.recheck_in) + 1.0)
+
+
+def _at_deadline(
+    exc: AdapterError, explain: Explainer, timeout: float, workload: str
+) -> AdapterError:
+    """The bound is spent. A Pod failing by then (crash loop, pull error, no Pod can be
+    created) is RolloutFailed: retrying the same spec fails again. Otherwise a Timeout: the
+    Pod was still starting, or started and never became ready."""
+    message, details = explain()
+    details["kubectl"] = exc.details
+    failing = details.get("failing") or []
+    if failing:
+        return RolloutFailed(
+            f"rollout of {workload} cannot succeed: {failing[0]} | {message}", details
+        )
+    return Timeout(f"rollout not complete after {timeout:g}s: {message}", details)
 
 
 def _enrich(

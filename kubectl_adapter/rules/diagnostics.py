@@ -12,7 +12,7 @@ from typing import Any
 from . import clock
 from .pods import describe_failure, pod_failures, pod_notes
 from .selection import select_owned
-from .status import desired_replicas
+from .status import desired_replicas, replica_failure
 
 MAX_EVENTS = 8
 
@@ -128,8 +128,12 @@ def explain(
             parts.append(f"pod {pod.get('metadata', {}).get('name')}: {phase}")
         parts.extend(pod_notes(new_pods, now))
     parts.extend(f"event {e['reason']} on {e['object']}: {e['message']}" for e in warnings[-3:])
+    cannot_create = replica_failure(deployment)
     details = {
         "deployment": name,
+        # What will not heal by waiting longer: a wait that ends with these is RolloutFailed.
+        "failing": ([cannot_create] if cannot_create else [])
+        + [describe_failure(failure) for failure in failures],
         "conditions": conditions,
         "newReplicaSet": newest.get("metadata", {}).get("name") if newest else None,
         "pods": [_pod_summary(pod) for pod in new_pods],

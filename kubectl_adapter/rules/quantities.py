@@ -23,6 +23,22 @@ def memory_mb_to_quantity(memory_mb: int) -> str:
     return f"{memory_mb}Mi"
 
 
+# Manager's cores and memory are caps, as on an LXC container (which reserves nothing): they
+# become the limits. The scheduler reserves this share of them (requests), so Manager's
+# defaults (4 CPUs, 4096 MB) do not fill a small node each (docs/reconfiguration.md).
+REQUEST_SHARE = Fraction(1, 4)
+
+
+def cpu_request(cpus: Decimal) -> str:
+    """The CPU request for a limit of ``cpus``: a quarter, in whole millicores, at least 1m."""
+    return f"{max(1, int(Fraction(cpus) * 1000 * REQUEST_SHARE))}m"
+
+
+def memory_request(memory_mb: int) -> str:
+    """The memory request for a limit of ``memory_mb``: a quarter, in whole MiB, at least 1Mi."""
+    return f"{max(1, int(memory_mb * REQUEST_SHARE))}Mi"
+
+
 # The quantity grammar of k8s.io/apimachinery (resource.Quantity): a signed decimal number,
 # then a binary-SI suffix, a decimal-SI suffix, or a decimal exponent. The API server stores
 # the canonical form, so what comes back is not what was sent (1024Mi -> 1Gi, 1000m -> 1).

@@ -15,7 +15,7 @@ from ..contract.naming import (
     is_dns1123_label,
     workload_labels,
 )
-from .quantities import cpus_to_millicores, memory_mb_to_quantity
+from .quantities import cpu_request, cpus_to_millicores, memory_mb_to_quantity, memory_request
 
 if TYPE_CHECKING:
     import jinja2
@@ -86,6 +86,8 @@ def render_manifest(
             env=spec.env,
             cpu=cpus_to_millicores(spec.cpus),
             memory=memory_mb_to_quantity(spec.memory_mb),
+            cpu_request=cpu_request(spec.cpus),
+            memory_request=memory_request(spec.memory_mb),
             precondition=precondition,
         ).rstrip("\n")
         + "\n"

@@ -102,6 +102,10 @@ def deployment_status(
         total = _count(status, "replicas")
         rolling = observed < generation or updated < desired or total > updated
         progress = "rollout in progress" if rolling else ""
+        failures = pod_failures(pods, now) if rolling else []
+        if failures:
+            # A failed reconfigure: the previous Pod keeps serving, the new one cannot start.
+            progress = f"rollout stuck: {describe_failure(failures[0])}; the previous pod serves"
         return StatusResult(Status.RUNNING, _join(counts, progress, cannot_create or ""))
     if cannot_create:
         return StatusResult(Status.FAILED, _join(counts, cannot_create))

@@ -168,7 +168,8 @@ class TestLifecycle:
         assert container["image"] == "nginx:latest"
         assert env_of(container) == self.env_before
         resources = container["resources"]
-        assert resources["requests"] == resources["limits"] == {"cpu": "100m", "memory": "64Mi"}
+        assert resources["limits"] == {"cpu": "100m", "memory": "64Mi"}
+        assert resources["requests"] == {"cpu": "25m", "memory": "16Mi"}
         assert d["status"].get("availableReplicas") == 1
         flow.uid = meta["uid"]
         flow.generation = meta["generation"]
@@ -266,11 +267,12 @@ class TestLifecycle:
         self._verify_rollout(cluster, flow)
         d = cluster.deployment(flow.name)
         assert d is not None
-        wanted = {"cpu": "200m", "memory": "128Mi"}
-        resources = main_container(d)["resources"]
-        assert resources["requests"] == resources["limits"] == wanted
-        pod_resources = main_container(the_ready_pod(cluster, flow.container_id))["resources"]
-        assert pod_resources["requests"] == pod_resources["limits"] == wanted
+        wanted = {
+            "limits": {"cpu": "200m", "memory": "128Mi"},
+            "requests": {"cpu": "50m", "memory": "32Mi"},
+        }
+        assert main_container(d)["resources"] == wanted
+        assert main_container(the_ready_pod(cluster, flow.container_id))["resources"] == wanted
         assert env_of(main_container(d)) == self.env_after  # unchanged by this reconfigure
 
     def test_15_read_pod_ip(self, cluster: Cluster, flow: Flow) -> None:

@@ -177,6 +177,27 @@ def test_create_refuses_another_containers_deployment(fp: FakeProcess) -> None:
     assert calls(fp) == [GET]
 
 
+def test_create_failing_before_the_apply_says_nothing_was_applied(fp: FakeProcess) -> None:
+    # Manager keeps a provider ID only when something may exist on the cluster.
+    fp.register(GET, stderr=CONN_REFUSED, returncode=1)
+    with pytest.raises(errors.Unavailable) as info:
+        make_provider().create(parse_spec(SPEC))
+    assert info.value.details["applied"] is False
+    fp.register(GET, stdout=kubectl_object(deployment(container_id="99")))
+    with pytest.raises(errors.Conflict) as conflict:
+        make_provider().create(parse_spec(SPEC))
+    assert conflict.value.details["applied"] is False
+    assert calls(fp) == [GET, GET]
+
+
+def test_create_failing_at_the_apply_does_not_say_nothing_was_applied(fp: FakeProcess) -> None:
+    fp.register(GET, stdout="")
+    fp.register(APPLY, stderr=CONN_REFUSED, returncode=1)
+    with pytest.raises(errors.Unavailable) as info:
+        make_provider().create(parse_spec(SPEC))
+    assert "applied" not in info.value.details
+
+
 def test_create_retried_after_partial_failure_converges(fp: FakeProcess, clock: Clock) -> None:
     # The first attempt applied and timed out; the Deployment exists and is ours.
     half_done = deployment(available=None, conditions=[])
@@ -223,7 +244,31 @@ def test_create_timeout_explains_why(fp: FakeProcess, clock: Clock) -> None:
     assert "event FailedMount" in message
     assert "timed out waiting for the condition" not in message.split(":")[0]
     assert info.value.details["kubectl"]["stderr"] == TIMED_OUT.strip()
+    assert info.value.details["failing"] == []
     assert info.value.exit_code == 7
+
+
+def test_a_wait_that_ends_on_a_failing_pod_is_rollout_failed_not_timeout(
+    fp: FakeProcess, clock: Clock
+) -> None:
+    # A bound shorter than one slice: the failure is first seen when the bound ends. Retrying
+    # the same spec would crash again, so the answer is RolloutFailed (permanent), not Timeout.
+    dep = deployment(available=None, conditions=[])
+    rs = replicaset(dep)
+    crashing = pod(rs, ready=False, waiting=("CrashLoopBackOff", "back-off 10s"), restarts=3)
+    fp.register(GET, stdout="")
+    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
+    fp.register(rollout(2), stdout="Waiting...\n", stderr=TIMED_OUT, returncode=1)
+    fp.register(READ, stdout=kubectl_list([dep, rs, crashing]))
+    fp.register(EVENTS, stdout=kubectl_list([]))
+    with pytest.raises(errors.RolloutFailed) as info:
+        make_provider(timeout=2).create(parse_spec(SPEC))
+    assert info.value.message.startswith(
+        "rollout of testns/web-1 cannot succeed: pod web-1-5d8f7c9b6d-abcde container main: "
+        "CrashLoopBackOff"
+    )
+    assert info.value.details["failing"]
+    assert info.value.details["kubectl"]["stderr"] == TIMED_OUT.strip()
 
 
 def test_create_with_a_bad_image_fails_early_naming_the_reason(

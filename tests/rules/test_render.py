@@ -219,12 +219,14 @@ def expected_document(data: dict[str, Any], namespace: str) -> dict[str, Any]:
     env = data.get("env") or {}
     m = round(data["cpus"] * 1000)
     resources = {"cpu": f"{m}m", "memory": f"{data['memoryMb']}Mi"}
+    # Requests are a quarter of the limits, rounded down, never below 1m / 1Mi.
+    requests = {"cpu": f"{max(1, m // 4)}m", "memory": f"{max(1, data['memoryMb'] // 4)}Mi"}
     container: dict[str, Any] = {"name": "main", "image": data["image"]}
     if command:
         container["command"] = list(command)
     if env:
         container["env"] = [{"name": k, "value": env_string(env[k])} for k in sorted(env)]
-    container["resources"] = {"requests": dict(resources), "limits": dict(resources)}
+    container["resources"] = {"requests": requests, "limits": dict(resources)}
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",

@@ -104,11 +104,19 @@ CASES: list[tuple[str, dict[str, Any] | None, list[dict[str, Any]], Status, str]
         "1/1 available",
     ),
     (
-        "mid-rollout: old pod available, new one crash-looping is still running",
+        "mid-rollout: old pod available, new one crash-looping: running, the rollout is stuck",
         deployment(generation=2, observed=2, available=1, updated=1, total=2),
         _rs_pods(deployment(), ready=False, waiting=("CrashLoopBackOff", "back-off")),
         Status.RUNNING,
-        "rollout in progress",
+        "rollout stuck: pod web-1-5d8f7c9b6d-abcde container main: CrashLoopBackOff: back-off;"
+        " the previous pod serves",
+    ),
+    (
+        "mid-rollout: old pod available, new one still starting",
+        deployment(generation=2, observed=2, available=1, updated=1, total=2),
+        _rs_pods(deployment(), ready=False, waiting=("ContainerCreating", "")),
+        Status.RUNNING,
+        "1/1 available; rollout in progress",
     ),
     (
         "spec change not yet observed, old replica available",

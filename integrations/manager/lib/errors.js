@@ -6,7 +6,8 @@
  *   AdapterError                       base: .type .exitCode .details .retryable
  *   ├── RetryableError                 the same call may succeed later; nothing to fix
  *   │   ├── UnavailableError           Unavailable (8): API unreachable, 5xx, 429, request timeout
- *   │   ├── WaitTimeoutError           Timeout (7): a bounded wait or kubectl process ran out
+ *   │   ├── WaitTimeoutError           Timeout (7): a wait ran out before its Pod started (pull,
+ *   │   │                              scheduling, API trouble) or a kubectl process ran out
  *   │   ├── ApiConflictError           Conflict (6) from the API server (HTTP 409, apply conflict)
  *   │   └── InterruptedError           Interrupted (128 + signal: 129, 130, 143): stopped by a signal
  *   └── PermanentError                 retrying changes nothing: the input, the node or the image
@@ -18,6 +19,8 @@
  *       ├── OwnershipConflictError     Conflict (6): the Deployment is another container's/node's
  *       ├── ConfigurationError         ConfigurationError (9): adapter/kubectl/kubeconfig missing
  *       ├── RolloutFailedError         RolloutFailed (10): the Pod will not become ready; .message says why
+ *       ├── PodNotReadyError           Timeout (7): the Pod started but was never ready within the
+ *       │                              node's wait bound (the same spec would wait again)
  *       └── InternalError              InternalError (1) or output that is not the CLI contract
  *
  * The CLI's `type` and exit code are the contract (docs/cli.md); `fromCliError` is the one
@@ -54,6 +57,7 @@ class ForbiddenError extends PermanentError {}
 class OwnershipConflictError extends PermanentError {}
 class ConfigurationError extends PermanentError {}
 class RolloutFailedError extends PermanentError {}
+class PodNotReadyError extends PermanentError {}
 class InternalError extends PermanentError {}
 
 const BY_TYPE = {
@@ -86,12 +90,29 @@ function isOwnershipConflict(details) {
   return !details.command && ('expectedContainerId' in details || 'expectedNodeId' in details || 'labels' in details);
 }
 
+/**
+ * A wait's Timeout whose diagnostics show a Pod whose containers all started and were still
+ * not ready at the bound: its readiness never came, and retrying the same spec waits again
+ * for the same result. A Timeout with a Pod still pending (image pull, scheduling), or with no
+ * Pod seen at all, may pass on a later try.
+ */
+function podStartedButNeverReady(details) {
+  const pods = Array.isArray(details.pods) ? details.pods : [];
+  return pods.some((pod) => !pod.terminating && pod.phase === 'Running'
+    && Array.isArray(pod.containers) && pod.containers.length > 0
+    && pod.containers.every((c) => c.state === 'running')
+    && pod.containers.some((c) => !c.ready));
+}
+
 /** Build the typed error for one `{"error": {...}}` document and the CLI's exit code. */
 function fromCliError(error, exitCode) {
   const type = (error && error.type) || 'InternalError';
   const message = (error && error.message) || `kubectl-adapter exited with ${exitCode}`;
   const details = (error && error.details) || {};
   if (type === 'Interrupted') return new InterruptedError(type, message, details, exitCode);
+  if (type === 'Timeout' && podStartedButNeverReady(details)) {
+    return new PodNotReadyError(type, message, details, exitCode);
+  }
   if (type === 'Conflict') {
     const Class = isOwnershipConflict(details) ? OwnershipConflictError : ApiConflictError;
     return new Class(type, message, details, exitCode);
@@ -139,6 +160,7 @@ module.exports = {
   OwnershipConflictError,
   ConfigurationError,
   RolloutFailedError,
+  PodNotReadyError,
   InternalError,
   EXIT_CODES,
   fromCliError,

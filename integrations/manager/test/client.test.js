@@ -34,15 +34,37 @@ test('constructor refuses a node without id, name or a valid namespace', () => {
   assert.throws(() => new KubernetesApi({ id: 1, name: 'k', namespace: 'Not_A_Label' }), errors.InvalidInputError);
 });
 
-test('capabilities: the adapter flags plus reconfigureRollsOut; the LXC-only answers', STEP, async () => {
-  const api = client();
-  assert.deepEqual(await api.capabilities(), {
+test('capabilities: a constant of the node type, the adapter\'s document plus the client\'s keys', STEP, async () => {
+  const expected = {
     stableMacAddress: false, stableIpAddress: false, vmid: false, storage: false, templates: false,
-    registerNetbox: false, registerDns: false, podIpEphemeral: true, reconfigureRollsOut: true,
-  });
+    registerNetbox: false, registerDns: false, podIpEphemeral: true,
+    reconfigureRollsOut: true, createStarts: true, createConverges: true,
+  };
+  // Without a client, a process or the network: a node whose adapter cannot even be found answers.
+  assert.deepEqual(KubernetesApi.capabilities(), expected);
+  const nowhere = client({}, { command: path.join(cluster.tmp, 'no-such-kubectl-adapter') });
+  assert.deepEqual(nowhere.capabilities(), expected);
+  // The adapter's own document is the first eight keys.
+  const { AdapterCli } = require('../lib/adapter-cli');
+  const adapter = await new AdapterCli({ command: cluster.clientOptions().command }).run(['capabilities']);
+  const { reconfigureRollsOut, createStarts, createConverges, ...adapterKeys } = expected;
+  assert.deepEqual(adapter, adapterKeys);
+  const api = client();
   assert.equal(await api.nextId(), null);
   assert.deepEqual(await api.datastores('k8s-1', 'vztmpl', true), []);
   assert.equal(await api.getLxcMacAddress('k8s-1', PID), null);
+});
+
+test('the node\'s waitTimeout is the adapter\'s --timeout; the process bound stays above it', () => {
+  const api = new KubernetesApi({ id: 1, name: 'k', namespace: NS, waitTimeout: 45 });
+  assert.deepEqual(api.cli.globalArgs.slice(-2), ['--timeout', '45']);
+  assert.equal(api.cli.processTimeoutMs, 15 * 60 * 1000);
+  assert.equal(new KubernetesApi({ id: 1, name: 'k', namespace: NS, waitTimeout: 3600 }).cli.processTimeoutMs, (7200 + 180) * 1000);
+  assert.ok(!new KubernetesApi({ id: 1, name: 'k', namespace: NS }).cli.globalArgs.includes('--timeout'));
+  for (const bad of [0, -1, 1.5, 86401, 'soon']) {
+    assert.throws(() => new KubernetesApi({ id: 1, name: 'k', namespace: NS, waitTimeout: bad }),
+      (e) => e instanceof errors.InvalidInputError && e.details.field === 'waitTimeout', String(bad));
+  }
 });
 
 test('createLxc resolves with a task carrying the provider ID; waitForTask confirms it', STEP, async () => {

@@ -73,3 +73,25 @@ test('an unknown snapshot turns back into the error that made it unknown', () =>
   assert.ok(odd instanceof errors.UnavailableError);
   assert.equal(odd.message, 'no prefix here');
 });
+
+/** A Timeout's details as the adapter's diagnostics write them: one Pod of the rollout. */
+function timeoutWith(phase, containers, terminating = false) {
+  return errors.fromCliError({ type: 'Timeout', message: 'rollout not complete after 6s', details: { failing: [], pods: [{ name: 'web-1-abc', phase, terminating, containers }] } }, 7);
+}
+
+test('a Timeout is permanent only when its Pod started and never became ready', () => {
+  const neverReady = timeoutWith('Running', [{ name: 'main', state: 'running', ready: false, restartCount: 0 }]);
+  assert.ok(neverReady instanceof errors.PodNotReadyError && neverReady instanceof errors.PermanentError);
+  assert.equal(neverReady.type, 'Timeout');
+  assert.equal(neverReady.retryable, false);
+  for (const starting of [
+    timeoutWith('Pending', [{ name: 'main', state: 'waiting', ready: false, reason: 'ContainerCreating' }]),
+    timeoutWith('Pending', []),
+    timeoutWith('Running', [{ name: 'main', state: 'running', ready: false }], true),
+    timeoutWith('Running', [{ name: 'init', state: 'waiting', ready: false }, { name: 'main', state: 'running', ready: false }]),
+    errors.fromCliError({ type: 'Timeout', message: 'kubectl-adapter create did not finish', details: {} }, 7),
+  ]) {
+    assert.ok(starting instanceof errors.WaitTimeoutError, String(starting.constructor.name));
+    assert.equal(starting.retryable, true);
+  }
+});

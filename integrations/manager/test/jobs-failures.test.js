@@ -42,6 +42,7 @@ test('failed creates leave no orphan: the client deletes it, or the row keeps it
   assert.equal(broken.job.error.retryable, false);
   assert.match(broken.job.error.message, /fake\.invalid\/nope:1/);
   assert.deepEqual(broken.job.error.cleanup, { providerId: `${NS}/broken`, deleted: true, alreadyMissing: false });
+  assert.equal(broken.job.error.orphanProviderId, null);
   assert.equal(broken.row.containerId, null);
   // Not cleaned up: the job stored the provider ID from the error, so nothing is orphaned.
   assert.ok(stuck.job.error instanceof errors.RolloutFailedError, String(stuck.job.error));
@@ -81,6 +82,6 @@ test('a node-side delete that fails keeps the row; the error says retry or not',
   assert.ok(manager.containers.rows.has(row.id));
   assert.equal((await manager.statuses()).get(row.id), 'running');
 
-  assert.deepEqual(await manager.deleteContainer(row.id), { deleted: true });
+  assert.deepEqual(await manager.deleteContainer(row.id), { status: 200, deleted: true });
   await scenario.assertNoOrphans();
 });

@@ -32,11 +32,18 @@ async function lifecycle(round) {
     { expectCreating: true },
   );
   assert.equal(jobA.status, 'success', String(jobA.error));
-  assert.deepEqual(jobA.calls, ['capabilities', 'createLxc', 'waitForTask', 'startLxc', 'waitForTask', 'getLxcMacAddress', 'getLxcIpAddress']);
+  // Capabilities come from the node type (no call); create leaves it running: no startLxc.
+  assert.deepEqual(jobA.calls, ['createLxc', 'waitForTask']);
   assert.equal(a.containerId, `${NS}/web-a`);
   assert.equal(a.macAddress, null);
   assert.equal(a.ipv4Address, null, 'an ephemeral Pod IP is never stored');
-  assert.match(manager.lastPodIp, /^\d+\.\d+\.\d+\.\d+$/);
+  const entry = await manager.resourceOf(a.id);
+  assert.match(entry.ipv4Address, /^\d+\.\d+\.\d+\.\d+$/);
+  assert.equal(entry.ephemeralIp, true);
+  // Manager's defaults (4 CPUs, 4096 MB) are the limits; the scheduler reserves a quarter.
+  assert.deepEqual((await scenario.podTemplate(a.containerId)).resources, {
+    limits: { cpu: '4000m', memory: '4096Mi' }, requests: { cpu: '1000m', memory: '1024Mi' },
+  });
   let b = null;
   if (full) {
     let jobB;
@@ -49,9 +56,9 @@ async function lifecycle(round) {
   if (b) assert.equal(statuses.get(b.id), 'running');
 
   // PUT env change: one rolling update, no stop/start, Settings' default env kept.
-  const envJob = await manager.run(manager.putContainer(a.id, { environmentVars: { GREETING: 'bye', EXTRA: `${round}` } }));
+  const envJob = await manager.run(await manager.putContainer(a.id, { environmentVars: { GREETING: 'bye', EXTRA: `${round}` } }));
   assert.equal(envJob.status, 'success', String(envJob.error));
-  assert.deepEqual(envJob.calls, ['capabilities', 'updateLxcConfig'], 'no stop/start after a rollout');
+  assert.deepEqual(envJob.calls, ['updateLxcConfig', 'getLxcStatus'], 'no stop/start after a rollout');
   assert.deepEqual((await scenario.podTemplate(a.containerId)).env, { TZ: 'UTC', GREETING: 'bye', EXTRA: `${round}` });
 
   if (full) {
@@ -60,23 +67,27 @@ async function lifecycle(round) {
     const memJob = await manager.run(manager.approveResource('web-b', 'memory', 192));
     assert.equal(memJob.status, 'success', String(memJob.error));
     const templateB = await scenario.podTemplate(b.containerId);
-    assert.equal(templateB.resources.limits.memory, '192Mi');
+    assert.equal(memJob.command, `node bin/reconfigure-container.js --container-id=${b.id} --memory=192`);
+    assert.deepEqual(templateB.resources.limits, { cpu: '4000m', memory: '192Mi' });
+    assert.deepEqual(templateB.resources.requests, { cpu: '1000m', memory: '48Mi' });
     assert.deepEqual(templateB.command, ['nginx', '-g', 'daemon off;']);
     assert.deepEqual(templateB.env, { TZ: 'UTC' });
   }
 
-  // PUT restart: the explicit stop/start path of the reconfigure job.
-  const restartJob = await manager.run(manager.putContainer(a.id, { restart: true }));
+  // PUT restart: the explicit stop/start path of the reconfigure job. Manager's parseArgs
+  // keeps only --key=value, so the route writes --restart=true.
+  const restartJob = await manager.run(await manager.putContainer(a.id, { restart: true }));
+  assert.equal(restartJob.command, `node bin/reconfigure-container.js --container-id=${a.id} --restart=true`);
   assert.equal(restartJob.status, 'success', String(restartJob.error));
-  assert.deepEqual(restartJob.calls, ['capabilities', 'updateLxcConfig', 'getLxcStatus', 'stopLxc', 'waitForTask', 'startLxc', 'waitForTask']);
+  assert.deepEqual(restartJob.calls, ['updateLxcConfig', 'getLxcStatus', 'stopLxc', 'waitForTask', 'startLxc', 'waitForTask']);
   statuses = await manager.statuses();
   assert.equal(statuses.get(a.id), 'running');
   await scenario.assertNoOrphans();
 
   manager.calls.length = 0;
-  assert.deepEqual(await manager.deleteContainer(a.id), { deleted: true });
+  assert.deepEqual(await manager.deleteContainer(a.id), { status: 200, deleted: true });
   assert.deepEqual(manager.calls, ['lxcConfig', 'deleteContainer']);
-  if (b) assert.deepEqual(await manager.deleteContainer(b.id), { deleted: true });
+  if (b) assert.deepEqual(await manager.deleteContainer(b.id), { status: 200, deleted: true });
   assert.equal(manager.containers.rows.size, 0);
   await scenario.assertNoOrphans();
 }

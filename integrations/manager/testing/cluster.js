@@ -31,8 +31,10 @@ function adapterCommand() {
 }
 
 class FakeCluster {
-  constructor(namespace) {
+  /** @param {object} [size] the one fake node's `cpu` and `memory` (default 4 CPUs, 8Gi) */
+  constructor(namespace, size = {}) {
     this.namespace = namespace;
+    this.size = size;
     this.tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'manager-k8s-test-'));
     this.caches = 0;
     this.pending = [];
@@ -44,7 +46,8 @@ class FakeCluster {
     return new Promise((resolve, reject) => {
       this.proc = spawn(
         python(),
-        [path.join(__dirname, 'fake_cluster.py'), '--dir', path.join(this.tmp, 'fake'), '--namespace', this.namespace],
+        [path.join(__dirname, 'fake_cluster.py'), '--dir', path.join(this.tmp, 'fake'), '--namespace', this.namespace,
+          '--node-cpu', this.size.cpu || '4', '--node-memory', this.size.memory || '8Gi'],
         { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
       );
       this.proc.stderr.on('data', (chunk) => { this.log += chunk; });
@@ -85,6 +88,26 @@ class FakeCluster {
     return this.control({ op: 'clearFaults' });
   }
 
+  /** The API stops listening (connection refused) until up(). */
+  down() {
+    return this.control({ op: 'down' });
+  }
+
+  up() {
+    return this.control({ op: 'up' });
+  }
+
+  /** The API goes down right after it answered the next matching request. */
+  downAfter(method, pathRegex) {
+    return this.control({ op: 'downAfter', method, pathRegex });
+  }
+
+  /** The stored Deployment's metadata.uid (null when there is none). */
+  async deploymentUid(providerId) {
+    const [namespace, name] = providerId.split('/');
+    return (await this.control({ op: 'deploymentUid', namespace, name })).uid;
+  }
+
   /** Every Deployment in every namespace, as the server's store has it. */
   async storedDeployments() {
     return (await this.control({ op: 'deployments' })).items;
@@ -111,17 +134,20 @@ class FakeCluster {
     return path.join(this.tmp, `cache-${this.caches}`);
   }
 
-  /** The Manager Node row a Kubernetes node of this cluster would have. */
+  /** The Manager Node row a Kubernetes node of this cluster would have (waits bounded at 30 s). */
   node(overrides = {}) {
-    return { id: 7, name: 'k8s-1', nodeType: 'kubernetes', kubeconfig: this.kubeconfig, context: this.context, namespace: this.namespace, ...overrides };
+    return {
+      id: 7, name: 'k8s-1', nodeType: 'kubernetes', siteId: 1, kubeconfig: this.kubeconfig, context: this.context,
+      namespace: this.namespace, waitTimeout: 30, ...overrides,
+    };
   }
 
   /**
-   * Client options: the adapter under test, short waits, and one kubectl discovery cache for
+   * Client options: the adapter under test and one kubectl discovery cache for
    * this cluster (as on a Manager host; a fresh cache per call would re-read discovery each time).
    */
   clientOptions(extra = {}) {
-    return { command: adapterCommand(), extraArgs: ['--cache-dir', path.join(this.tmp, 'cache'), '--timeout', '30'], ...extra };
+    return { command: adapterCommand(), extraArgs: ['--cache-dir', path.join(this.tmp, 'cache')], ...extra };
   }
 
   async stop() {

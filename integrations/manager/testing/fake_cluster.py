@@ -7,6 +7,13 @@ per request line on stdin until stdin closes:
     {"op": "failNext", "count": 3, "code": 500, "method": "DELETE", "pathRegex": "deployments"}
     {"op": "clearFaults"}
     {"op": "deployments"}            -> {"ok": true, "items": ["ns/name", ...]} (all namespaces)
+    {"op": "deploymentUid", "namespace": "ns", "name": "web"} -> {"ok": true, "uid": ... or null}
+    {"op": "down"} / {"op": "up"}    stop listening (connection refused) / listen again
+    {"op": "downAfter", "method": "PATCH", "pathRegex": "deployments/web$"}
+                                     the API goes down right after the next matching request
+                                     is answered (e.g. kubectl apply's)
+
+``--node-cpu``/``--node-memory`` size the one fake node (default 4 CPUs, 8Gi).
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +44,23 @@ def answer(fc: FakeCluster, request: dict[str, Any]) -> dict[str, Any]:
     if op == "clearFaults":
         fc.clear_faults()
         return {"ok": True}
+    if op == "down":
+        fc.down()
+        return {"ok": True}
+    if op == "up":
+        fc.up()
+        return {"ok": True}
+    if op == "downAfter":
+        # From a thread: the hook runs on the request's own server thread, which down() joins.
+        fc.on_request(
+            after=lambda: threading.Thread(target=fc.down, daemon=True).start(),
+            method=request.get("method"),
+            path_regex=request.get("pathRegex"),
+        )
+        return {"ok": True}
+    if op == "deploymentUid":
+        found = fc.get("deployments", request["namespace"], request["name"])
+        return {"ok": True, "uid": found["metadata"]["uid"] if found else None}
     if op == "deployments":
         items = [
             f"{d['metadata']['namespace']}/{d['metadata']['name']}" for d in fc.list("deployments")
@@ -48,10 +73,17 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--dir", type=Path, required=True)
     parser.add_argument("--namespace", action="append", default=[])
+    parser.add_argument("--node-cpu", default="4")
+    parser.add_argument("--node-memory", default="8Gi")
     args = parser.parse_args()
     namespaces = ("default", *args.namespace)
     with FakeCluster(
-        args.dir, namespaces=namespaces, pod_ready_delay=0.2, termination_delay=0.1
+        args.dir,
+        namespaces=namespaces,
+        pod_ready_delay=0.2,
+        termination_delay=0.1,
+        node_cpu=args.node_cpu,
+        node_memory=args.node_memory,
     ) as fc:
         print(json.dumps({"kubeconfig": str(fc.kubeconfig), "context": fc.context}), flush=True)
         for line in sys.stdin:

@@ -1,11 +1,16 @@
 'use strict';
 /**
- * A simulator of Manager's job sequences for a Kubernetes node, as docs/manager-integration.md
- * proposes to change them: the POST/PUT/DELETE container routes, the create and reconfigure
- * job scripts, the resource-request job, and the status resolver. Written for these tests
- * (not Manager's code); it keeps Manager's data rules that matter here: the Container row's
- * unique indexes, the provider ID in Container.containerId, job statuses, and the order in
- * which each job calls the node client.
+ * A simulator of Manager's routes and jobs as docs/manager-integration.md changes them, for
+ * one Manager with several node types: Kubernetes nodes (the real KubernetesApi against the
+ * fake API server), Docker and Proxmox nodes (testing/other-nodes.js), and NetBox
+ * (testing/netbox-stub.js). Written for these tests, not Manager's code. It keeps Manager's
+ * rules that matter here (at ee03a1bc):
+ *
+ * - the Container row's unique indexes, the provider ID in Container.containerId, job rows
+ *   whose `command` string is what the job script parses (`parseArgs`: only `--key=value`);
+ * - `Node#api()` builds a client per call and logs a password-login Proxmox node in there;
+ *   the change list's `Node#capabilities()` reads a constant by node type, no I/O;
+ * - the order in which each route and job calls the node client, NetBox and Cloudflare.
  */
 
 const { providerIdOfTask } = require('../lib/spec');
@@ -17,6 +22,7 @@ class ContainerTable {
   constructor() {
     this.rows = new Map();
     this.nextId = 1;
+    this.systemDefaultEnv = {};
   }
 
   check(row) {
@@ -31,7 +37,7 @@ class ContainerTable {
   }
 
   insert(values) {
-    const row = new ContainerRow({ id: this.nextId, containerId: null, macAddress: null, ipv4Address: null, ...values }, this);
+    const row = new ContainerRow({ id: this.nextId, containerId: null, macAddress: null, ipv4Address: null, services: [], ...values }, this);
     this.check(row);
     this.nextId += 1;
     this.rows.set(row.id, row);
@@ -74,6 +80,7 @@ class ContainerRow {
   }
 }
 
+/** An HTTP answer other than 2xx, like Manager's ApiError. */
 class RouteError extends Error {
   constructor(status, code, message, cause) {
     super(message);
@@ -83,185 +90,281 @@ class RouteError extends Error {
   }
 }
 
+/** Manager's utils/cli.js parseArgs, by its rule: only `--key=value` with a non-empty value. */
+function parseArgs(argv) {
+  const args = {};
+  for (const arg of argv) {
+    const match = /^--([^=]+)=(.+)$/.exec(arg);
+    if (match) args[match[1]] = match[2];
+  }
+  return args;
+}
+
+/** Manager's defaults when no resource request was approved (bin/create-container.js L246-L247). */
+const RESOURCE_DEFAULTS = Object.freeze({ cpus: 4, memory: 4096 });
+
 class ManagerSim {
   /**
-   * @param {object} node Manager's Node row
-   * @param {function(object): object} api node.api(): the client for a node row
+   * @param {object} options
+   * @param {object[]} options.nodes Manager's Node rows (id, name, nodeType, siteId, ...)
+   * @param {object} options.clients per nodeType, the client class (with a static
+   *   capabilities()) and a factory `create(row)` for node.api()
+   * @param {object} [options.netbox] the NetBox stub (Settings netbox_url / netbox_token)
    */
-  constructor(node, api) {
-    this.node = node;
+  constructor({ nodes, clients, netbox = null }) {
+    this.nodes = nodes;
+    this.clients = clients;
+    this.netbox = netbox;
     // Every client method Manager's code calls is logged, per job (job.calls) or else here.
     this.calls = [];
     this.log = this.calls;
-    this.api = (row) => {
-      const client = api(row);
-      return new Proxy(client, {
-        get: (target, name) => {
-          const value = target[name];
-          if (typeof value !== 'function') return value;
-          return (...args) => {
-            this.log.push(name);
-            return value.apply(target, args);
-          };
-        },
-      });
-    };
-    this.site = { id: 1, internalDomain: 'example.internal' };
+    this.dnsCalls = [];
+    this.logins = 0;
     this.containers = new ContainerTable();
     this.containers.systemDefaultEnv = { TZ: 'UTC' };
     this.approved = new Map(); // hostname -> { cpus, memory } (ResourceRequest approvals)
     this.jobs = [];
   }
 
-  // -- routes -------------------------------------------------------------------------------
+  node(id) {
+    return this.nodes.find((n) => n.id === id);
+  }
 
-  /** POST /containers: the row (containerId null) and a pending create job. */
-  postContainer({ hostname, template, environmentVars = null, entrypoint = null, username = 'alice' }) {
-    const row = this.containers.insert({
-      hostname, template, username, nodeId: this.node.id, siteId: this.site.id,
-      environmentVars: environmentVars ? JSON.stringify(environmentVars) : null,
-      entrypoint, nvidiaRequested: false,
+  // -- models/node.js as changed -------------------------------------------------------------
+
+  /** Node#capabilities(): a constant of the node type's client; no client, login or I/O. */
+  nodeCapabilities(node) {
+    return this.clients[node.nodeType].Class.capabilities();
+  }
+
+  /** Node#api(): a new client per call; a password-login Proxmox node logs in here. */
+  async nodeApi(node) {
+    const client = this.clients[node.nodeType].create(node);
+    if (node.nodeType === 'proxmox' && !node.tokenId.includes('!')) {
+      this.logins += 1;
+      try {
+        await client.authenticate(node.tokenId, node.secret);
+      } catch (error) {
+        throw new Error(`Node ${node.name}: Authentication failed - ${error.message}`);
+      }
+    }
+    return new Proxy(client, {
+      get: (target, name) => {
+        const value = target[name];
+        if (typeof value !== 'function') return value;
+        return (...args) => {
+          this.log.push(name);
+          return value.apply(target, args);
+        };
+      },
     });
-    const job = this.enqueue('create', row.id);
+  }
+
+  // -- routes ---------------------------------------------------------------------------------
+
+  /**
+   * POST /containers: the least-loaded provisionable node of the site, the row (containerId
+   * null), its services and a pending create job. HTTP/transport services are refused on a
+   * node without a stable IP (the site proxy could not reach them).
+   */
+  async postContainer({ hostname, template, siteId = 1, services = [], environmentVars = null, entrypoint = null, username = 'alice' }) {
+    const count = (node) => [...this.containers.rows.values()].filter((r) => r.nodeId === node.id).length;
+    const [node] = this.nodes.filter((n) => n.siteId === siteId).sort((a, b) => count(a) - count(b) || a.id - b.id);
+    if (!node) throw new RouteError(409, 'no_node', 'No provisionable nodes available in this site');
+    const caps = this.nodeCapabilities(node);
+    if (!caps.stableIpAddress && services.some((s) => s.type !== 'srv')) {
+      throw new RouteError(400, 'services_unsupported_on_node', `node ${node.name} has no stable container IP: HTTP and transport services cannot be routed`);
+    }
+    const row = this.containers.insert({
+      hostname, template, username, nodeId: node.id, siteId,
+      environmentVars: environmentVars ? JSON.stringify(environmentVars) : null,
+      entrypoint, nvidiaRequested: false, services,
+    });
+    const job = this.enqueue(`node bin/create-container.js --container-id=${row.id}`);
     row.update({ creationJobId: job.id });
-    return { row, job };
+    return { status: 201, row, job };
   }
 
   /** PUT /containers/:id: env/entrypoint change or `restart`, then a reconfigure job. */
-  putContainer(id, { environmentVars, entrypoint, restart = false }) {
+  async putContainer(id, { environmentVars, entrypoint, restart = false, services = [] }) {
     const row = this.containers.rows.get(id);
+    const caps = this.nodeCapabilities(this.node(row.nodeId));
+    if (!caps.stableIpAddress && services.some((s) => s.type !== 'srv')) {
+      throw new RouteError(400, 'services_unsupported_on_node', 'HTTP and transport services cannot be routed');
+    }
     const values = {};
     if (environmentVars !== undefined) values.environmentVars = environmentVars ? JSON.stringify(environmentVars) : null;
     if (entrypoint !== undefined) values.entrypoint = entrypoint || null;
     row.update(values);
-    return this.enqueue('reconfigure', id, restart ? { restart: true } : {});
+    return this.enqueue(`node bin/reconfigure-container.js --container-id=${id}${restart ? ' --restart=true' : ''}`);
   }
 
   /** An approved resource request: a reconfigure job carrying the one changed value. */
   approveResource(hostname, resourceType, value) {
     this.approved.set(hostname, { ...this.approved.get(hostname), [resourceType]: value });
     const row = [...this.containers.rows.values()].find((r) => r.hostname === hostname && r.containerId);
-    return row ? this.enqueue('reconfigure', row.id, { [resourceType]: value }) : null;
+    return row ? this.enqueue(`node bin/reconfigure-container.js --container-id=${row.id} --${resourceType}=${value}`) : null;
   }
 
   /**
-   * DELETE /containers/:id. The node-side delete must succeed (or find nothing) before the
-   * row goes; otherwise the route fails with the client's typed error and the row stays.
+   * DELETE /containers/:id as changed. A node-side failure keeps the row only when the client
+   * types its errors (`retryable` is defined) and says it is not "already gone"; other
+   * clients keep today's outcome (the failure is logged and the row goes). Cloudflare and
+   * NetBox clean-ups run after the node-side delete and only for node types that register
+   * there.
    */
-  async deleteContainer(id) {
+  async deleteContainer(id, { force = false, admin = false } = {}) {
     const row = this.containers.rows.get(id);
+    const node = this.node(row.nodeId);
+    const caps = this.nodeCapabilities(node);
+    this.nodeLog = [];
     if (row.containerId) {
-      const client = this.api(this.node);
       try {
-        const config = await client.lxcConfig(this.node.name, row.containerId);
+        const client = await this.nodeApi(node);
+        const config = await client.lxcConfig(node.name, row.containerId);
         if (config.hostname && config.hostname !== row.hostname) {
           throw new RouteError(409, 'hostname_mismatch', `hostname mismatch (${row.hostname} vs ${config.hostname})`);
         }
-        await client.deleteContainer(this.node.name, row.containerId, true, true, { containerId: row.id });
+        await client.deleteContainer(node.name, row.containerId, true, true, { containerId: row.id });
       } catch (err) {
         if (err instanceof RouteError) throw err;
-        throw new RouteError(err.retryable ? 503 : 502, 'node_delete_failed', err.message, err);
+        if (err.retryable === undefined || (force && admin)) {
+          this.nodeLog.push(`Node-side deletion skipped or failed: ${err.message}`);
+        } else {
+          throw new RouteError(err.retryable ? 503 : 502, 'node_delete_failed', err.message, err);
+        }
       }
     }
+    const http = row.services.filter((s) => s.type === 'http' && s.externalDomain);
+    if (caps.registerDns && http.length) this.dnsCalls.push(['delete', http.map((s) => s.externalHostname)]);
     row.destroy();
-    return { deleted: true };
+    if (caps.registerNetbox && this.netbox) await this.netboxDeleteVm(row.hostname);
+    return { status: 200, deleted: true };
   }
 
-  // -- jobs ---------------------------------------------------------------------------------
+  /** utils/netbox.js deleteVirtualMachine's lookup and delete, against the stub. */
+  async netboxDeleteVm(hostname) {
+    const headers = { Authorization: 'Token netbox-token', Accept: 'application/json' };
+    const base = `${this.netbox.url}/api/virtualization/virtual-machines/`;
+    const found = await (await fetch(`${base}?name=${encodeURIComponent(hostname)}&limit=1`, { headers })).json();
+    if (!found.results.length) return;
+    await fetch(`${base}${found.results[0].id}/`, { method: 'DELETE', headers });
+  }
 
-  enqueue(kind, containerId, args = {}) {
-    const job = { id: this.jobs.length + 1, kind, containerId, args, status: 'pending', error: null, calls: [] };
+  // -- jobs -----------------------------------------------------------------------------------
+
+  enqueue(command) {
+    const job = { id: this.jobs.length + 1, command, status: 'pending', error: null, calls: [], output: [] };
     this.jobs.push(job);
     return job;
   }
 
-  /** The job runner: run one job to success or failure (like a job script's exit code). */
+  /** The job runner: run one job's script to success or failure (its exit code). */
   async run(job) {
     job.status = 'running';
     this.log = job.calls;
+    const [, script, ...argv] = job.command.split(' ');
+    const args = parseArgs(argv);
     try {
-      if (job.kind === 'create') await this.createJob(job.containerId);
-      else await this.reconfigureJob(job.containerId, job.args);
+      if (script === 'bin/create-container.js') await this.createJob(args, job);
+      else await this.reconfigureJob(args, job);
       job.status = 'success';
     } catch (err) {
       job.status = 'failure';
       job.error = err;
+      job.output.push(`${script === 'bin/create-container.js' ? 'Container creation' : 'Container reconfiguration'} failed: ${err.message}`);
+      if (err.type) job.output.push(`Error type: ${err.type}, retryable: ${err.retryable}`);
     } finally {
       this.log = this.calls;
     }
     return job;
   }
 
-  /** bin/create-container.js main(), with its LXC-only steps gated by capabilities. */
-  async createJob(id) {
-    const row = this.containers.rows.get(id);
-    if (row.containerId) throw new Error('already has a provider ID; refusing to re-create');
-    const client = this.api(this.node);
-    const caps = await client.capabilities();
+  /** bin/create-container.js main() on a Kubernetes node, its LXC-only steps gated. */
+  async createJob(args, job) {
+    const row = this.containers.rows.get(Number(args['container-id']));
+    const node = this.node(row.nodeId);
+    const caps = this.nodeCapabilities(node);
+    if (row.containerId && !caps.createConverges) throw new Error('already has a provider ID; refusing to re-create');
+    if (caps.templates) throw new Error('the simulator runs create jobs on Kubernetes nodes only');
     const resources = this.approved.get(row.hostname) || {};
-    let vmid = caps.vmid ? await client.nextId() : null;
-    if (caps.storage || caps.templates) throw new Error('simulator covers Kubernetes nodes only');
+    const client = await this.nodeApi(node);
     const envConfig = await row.buildLxcEnvConfig();
     let created;
     try {
-      created = await client.createLxc(this.node.name, {
-        vmid, hostname: row.hostname, image: row.template, cores: resources.cpus || 1,
-        memory: resources.memory || 128, swap: 0, tags: row.username, onboot: 1,
-        env: envConfig.env, entrypoint: envConfig.entrypoint, containerId: row.id,
+      created = await client.createLxc(node.name, {
+        vmid: null, hostname: row.hostname, image: row.template,
+        cores: resources.cpus || RESOURCE_DEFAULTS.cpus, memory: resources.memory || RESOURCE_DEFAULTS.memory,
+        swap: 0, tags: row.username, onboot: 1, env: envConfig.env, entrypoint: envConfig.entrypoint, containerId: row.id,
       });
     } catch (err) {
-      if (err.orphanProviderId) row.update({ containerId: err.orphanProviderId });
+      // The provider ID exactly when something may exist on the cluster (else null).
+      if ('orphanProviderId' in err) row.update({ containerId: err.orphanProviderId });
       throw err;
     }
-    if (!caps.vmid) vmid = providerIdOfTask(created);
-    await client.waitForTask(this.node.name, created);
+    const vmid = caps.vmid ? null : providerIdOfTask(created);
+    await client.waitForTask(node.name, created);
     row.update({ containerId: String(vmid) }); // stored before anything else can fail
-    const started = await client.startLxc(this.node.name, vmid, { containerId: row.id });
-    await client.waitForTask(this.node.name, started);
-    const macAddress = await client.getLxcMacAddress(this.node.name, vmid);
+    job.output.push(`Container provider ID ${vmid} stored in database`);
+    if (!caps.createStarts) await client.waitForTask(node.name, await client.startLxc(node.name, vmid, { containerId: row.id }));
+    const macAddress = caps.stableMacAddress ? await client.getLxcMacAddress(node.name, vmid) : null;
     if (caps.stableMacAddress && !macAddress) throw new Error('no MAC address');
-    const ipv4Address = await client.getLxcIpAddress(this.node.name, vmid);
     if (caps.stableIpAddress) {
+      const ipv4Address = await client.getLxcIpAddress(node.name, vmid);
       if (!ipv4Address) throw new Error('no IP address');
       row.update({ macAddress, ipv4Address });
+    } else {
+      job.output.push(`Node type ${node.nodeType}: no stable IP or MAC address to store`);
     }
-    this.lastPodIp = ipv4Address;
   }
 
   /** bin/reconfigure-container.js main(): one delta, no stop/start after a rollout. */
-  async reconfigureJob(id, args) {
-    const row = this.containers.rows.get(id);
+  async reconfigureJob(args, job) {
+    const row = this.containers.rows.get(Number(args['container-id']));
     if (!row.containerId) throw new Error('no provider ID; cannot reconfigure');
-    const client = this.api(this.node);
-    const caps = await client.capabilities();
+    const node = this.node(row.nodeId);
+    const caps = this.nodeCapabilities(node);
+    const client = await this.nodeApi(node);
     const lxcConfig = await row.buildLxcEnvConfig({ deleteMissing: true });
     const resourceConfig = {};
-    if (args.memory) resourceConfig.memory = args.memory;
-    if (args.cpus) resourceConfig.cores = args.cpus;
-    await client.updateLxcConfig(this.node.name, row.containerId, { ...lxcConfig, ...resourceConfig }, { container: row });
+    if (args.memory) resourceConfig.memory = parseInt(args.memory, 10);
+    if (args.cpus) resourceConfig.cores = parseInt(args.cpus, 10);
+    await client.updateLxcConfig(node.name, row.containerId, { ...lxcConfig, ...resourceConfig }, { container: row });
     const hasEnvChanges = Object.keys(lxcConfig).some((k) => k !== 'delete');
-    if (args.restart || (hasEnvChanges && !caps.reconfigureRollsOut)) {
-      const { status } = await client.getLxcStatus(this.node.name, row.containerId);
+    const { status } = await client.getLxcStatus(node.name, row.containerId); // logged by Manager
+    if (args.restart === 'true' || (hasEnvChanges && !caps.reconfigureRollsOut)) {
       if (status === 'running') {
-        await client.waitForTask(this.node.name, await client.stopLxc(this.node.name, row.containerId, { containerId: row.id }));
+        await client.waitForTask(node.name, await client.stopLxc(node.name, row.containerId, { containerId: row.id }));
       }
-      await client.waitForTask(this.node.name, await client.startLxc(this.node.name, row.containerId, { containerId: row.id }));
+      await client.waitForTask(node.name, await client.startLxc(node.name, row.containerId, { containerId: row.id }));
     }
+    job.output.push('Container reconfiguration completed successfully!');
   }
 
-  // -- status -------------------------------------------------------------------------------
+  // -- status ---------------------------------------------------------------------------------
 
-  /** utils/container-status.js for every row: one clusterResources('lxc') for the node. */
+  /** utils/container-status.js for every row: one clusterResources('lxc') per node. */
   async statuses() {
-    let snapshot = { ok: false, data: null };
-    try {
-      snapshot = { ok: true, data: await this.api(this.node).clusterResources('lxc') };
-    } catch (err) {
-      snapshot = { ok: false, data: null, error: err };
-    }
     const result = new Map();
-    for (const row of this.containers.rows.values()) result.set(row.id, this.decide(row, snapshot));
+    for (const node of this.nodes) {
+      const rows = [...this.containers.rows.values()].filter((r) => r.nodeId === node.id);
+      if (!rows.length) continue;
+      let snapshot;
+      try {
+        snapshot = { ok: true, data: await (await this.nodeApi(node)).clusterResources('lxc') };
+      } catch (err) {
+        snapshot = { ok: false, data: null, error: err };
+      }
+      for (const row of rows) result.set(row.id, this.decide(row, snapshot));
+    }
     return result;
+  }
+
+  /** The clusterResources entry for a row, when its node answered and has it. */
+  async resourceOf(id) {
+    const row = this.containers.rows.get(id);
+    const entries = await (await this.nodeApi(this.node(row.nodeId))).clusterResources('lxc');
+    return entries.find((r) => String(r.vmid) === String(row.containerId)) || null;
   }
 
   decide(row, snapshot) {
@@ -278,4 +381,4 @@ class ManagerSim {
   }
 }
 
-module.exports = { ManagerSim, ContainerTable, RouteError, UniqueConstraintError };
+module.exports = { ManagerSim, ContainerTable, RouteError, UniqueConstraintError, parseArgs, RESOURCE_DEFAULTS };

@@ -1,0 +1,123 @@
+'use strict';
+// Job outcomes Manager must be able to act on: Manager's default size on a small node, a Pod
+// that never gets ready (bounded by the node's waitTimeout, not worth retrying), an API down
+// before or lost right after the apply (a provider ID only when something may exist; a
+// re-run create converges), and a failed reconfigure (logged with its type; status running,
+// saying the rollout is stuck). testing/manager-sim.js against the fake API server, whose one
+// node has 4 CPUs and 8Gi.
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+
+const { errors } = require('../kubernetes-api');
+const { Scenario } = require('../testing/scenario');
+
+const NS = 'outcomens';
+const STEP = { timeout: 120_000 };
+const WAIT = 6; // the Kubernetes node's waitTimeout, seconds
+const scenario = new Scenario(NS, { size: { cpu: '4', memory: '8Gi' }, node: { waitTimeout: WAIT } });
+const { cluster } = scenario;
+let manager;
+
+before(async () => {
+  await scenario.start();
+  ({ manager } = scenario);
+});
+after(() => scenario.stop());
+
+test('two containers of Manager\'s default size (4 CPUs, 4096 MB) both run on a 4-CPU node', STEP, async () => {
+  const [one, two] = await Promise.all([
+    scenario.createAndRun({ hostname: 'big-1', template: 'docker.io/library/nginx:latest' }),
+    scenario.createAndRun({ hostname: 'big-2', template: 'docker.io/library/nginx:latest' }),
+  ]);
+  assert.equal(one.job.status, 'success', String(one.job.error));
+  assert.equal(two.job.status, 'success', String(two.job.error));
+  const statuses = await manager.statuses();
+  assert.deepEqual([statuses.get(one.row.id), statuses.get(two.row.id)], ['running', 'running']);
+  await manager.deleteContainer(one.row.id);
+  await manager.deleteContainer(two.row.id);
+  await scenario.assertNoOrphans();
+});
+
+test('a Pod that never gets ready ends at the node\'s waitTimeout, as a permanent failure', STEP, async () => {
+  const started = Date.now();
+  const { row, job } = await scenario.createAndRun({ hostname: 'slow', template: 'docker.io/example/never-ready:1' });
+  const seconds = (Date.now() - started) / 1000;
+  assert.equal(job.status, 'failure');
+  assert.ok(job.error instanceof errors.PodNotReadyError, String(job.error));
+  assert.equal(job.error.type, 'Timeout');
+  assert.equal(job.error.retryable, false);
+  assert.match(job.error.message, new RegExp(`rollout not complete after ${WAIT}s`));
+  assert.ok(seconds < WAIT + 15, `the create job took ${seconds} s with a ${WAIT} s bound`);
+  assert.ok(job.output.includes('Error type: Timeout, retryable: false'), job.output.join('\n'));
+  // Cleaned up: nothing on the cluster, no provider ID, status failed.
+  assert.equal(job.error.orphanProviderId, null);
+  assert.equal(row.containerId, null);
+  assert.equal((await manager.statuses()).get(row.id), 'failed');
+  await manager.deleteContainer(row.id);
+  await scenario.assertNoOrphans();
+});
+
+test('the API down before anything was applied: the create fails retryable, no provider ID is stored', STEP, async () => {
+  await cluster.down();
+  let run;
+  try {
+    run = await scenario.createAndRun({ hostname: 'early', template: 'docker.io/library/nginx:latest' });
+  } finally {
+    await cluster.up();
+  }
+  const { row, job } = run;
+  assert.equal(job.status, 'failure');
+  assert.ok(job.error instanceof errors.UnavailableError, String(job.error));
+  assert.equal(job.error.retryable, true);
+  assert.equal(job.error.details.applied, false);
+  assert.equal(job.error.cleanup, undefined, 'nothing to clean up');
+  assert.equal(job.error.orphanProviderId, null);
+  assert.equal(row.containerId, null);
+  assert.equal((await manager.statuses()).get(row.id), 'failed');
+  // Nothing there, so the same create job may simply run again.
+  const again = await manager.run(manager.enqueue(job.command));
+  assert.equal(again.status, 'success', String(again.error));
+  assert.equal((await manager.statuses()).get(row.id), 'running');
+  await manager.deleteContainer(row.id);
+  await scenario.assertNoOrphans();
+});
+
+test('the API lost right after the apply: the row keeps the provider ID and a re-run create converges on it', STEP, async () => {
+  await cluster.downAfter('PATCH', '/deployments/late$');
+  const { row, job } = await scenario.createAndRun({ hostname: 'late', template: 'docker.io/library/nginx:latest' });
+  await cluster.up();
+  assert.equal(job.status, 'failure');
+  assert.equal(job.error.retryable, true, String(job.error));
+  assert.equal(job.error.orphanProviderId, `${NS}/late`, 'the cleanup could not reach the API either');
+  assert.equal(row.containerId, `${NS}/late`);
+  const uid = await cluster.deploymentUid(row.containerId);
+  assert.ok(uid);
+  // The cluster carried on: the Deployment is this container's and runs.
+  assert.equal((await manager.statuses()).get(row.id), 'running');
+  // Re-running the create job applies the same spec onto it (its labels carry this row's ID).
+  const again = await manager.run(manager.enqueue(job.command));
+  assert.equal(again.status, 'success', String(again.error));
+  assert.deepEqual(again.calls, ['createLxc', 'waitForTask']);
+  assert.equal(await cluster.deploymentUid(row.containerId), uid, 'the same Deployment, not a new one');
+  await scenario.assertNoOrphans();
+  await manager.deleteContainer(row.id);
+  await scenario.assertNoOrphans();
+});
+
+test('a failed reconfigure logs its type and retryability; status stays running, saying the rollout is stuck', STEP, async () => {
+  const { row, job } = await scenario.createAndRun({ hostname: 'cfg', template: 'docker.io/library/nginx:latest' });
+  assert.equal(job.status, 'success', String(job.error));
+  const failed = await manager.run(await manager.putContainer(row.id, { environmentVars: { FAKE_CRASH: '1' } }));
+  assert.equal(failed.status, 'failure');
+  // RolloutFailed once the crash loop is seen, or PodNotReady if the bound ends first: permanent.
+  assert.ok(failed.error instanceof errors.RolloutFailedError || failed.error instanceof errors.PodNotReadyError, String(failed.error));
+  assert.ok(failed.output.includes(`Error type: ${failed.error.type}, retryable: false`), failed.output.join('\n'));
+  // The previous Pod keeps serving: running, and the message says why the change is not live.
+  assert.equal((await manager.statuses()).get(row.id), 'running');
+  const entry = await manager.resourceOf(row.id);
+  assert.match(entry.message, /rollout stuck: pod cfg-[a-z0-9]+-[a-z0-9]+ container main: CrashLoopBackOff/);
+  assert.match(entry.message, /the previous pod serves/);
+  await manager.deleteContainer(row.id);
+  await scenario.assertNoOrphans();
+});
