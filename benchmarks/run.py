@@ -1,5 +1,6 @@
-"""Benchmarks (not tests): kubectl calls per operation, list parse scaling, CLI start-up,
-wait latency and peak memory. Prints a table and writes docs/performance.md.
+"""Benchmarks (not tests): the adapter beside the hand-typed kubectl sequence and the Python
+client, kubectl calls per operation, list parse scaling, CLI start-up and imports, wait
+latency and peak memory. Prints a table and writes docs/performance.md.
 
     ./dev bench            # or: .venv/bin/python benchmarks/run.py [--quick]
 
@@ -27,6 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.compare import compare, report  # noqa: E402
 from tests.fakecluster import FakeCluster  # noqa: E402
 from tests.k8s_objects import kubectl_list, running_workloads  # noqa: E402
 
@@ -103,7 +105,7 @@ def count_calls(work: Path) -> list[tuple[str, int, str]]:
             rows.append((label, len(calls), f"{target} — {verbs}"))
 
         op("list (no workloads)", ["list"], None, "<= 2")
-        op("create", ["create", "--spec", "-"], SPEC, "<= 4")
+        op("create", ["create", "--spec", "-"], SPEC, "<= 3")
         op("status", ["status", pid], None, "<= 2")
         op("network", ["network", pid], None, "")
         op("list (1 workload)", ["list"], None, "<= 2")
@@ -113,14 +115,14 @@ def count_calls(work: Path) -> list[tuple[str, int, str]]:
                 json.dumps(SPEC | {"hostname": f"web-{i}", "containerId": str(100 + i)}),
             )
         op("list (50 workloads)", ["list"], None, "<= 2")
-        op("stop", ["stop", pid], None, "<= 3")
+        op("stop", ["stop", pid], None, "<= 2")
         op("reconfigure (stopped)", ["reconfigure", pid, "--spec", "-"], changed, "<= 3")
         op("start (stopped)", ["start", pid], None, "<= 3")
-        op("start (already running)", ["start", pid], None, "<= 3")
-        op("reconfigure (running)", ["reconfigure", pid, "--spec", "-"], SPEC, "<= 3")
+        op("start (already running)", ["start", pid], None, "<= 2")
+        op("reconfigure (running)", ["reconfigure", pid, "--spec", "-"], SPEC, "<= 4")
         op("reconfigure (no change)", ["reconfigure", pid, "--spec", "-"], SPEC, "<= 3")
-        op("delete", ["delete", pid], None, "<= 3")
-        op("delete (already missing)", ["delete", pid], None, "<= 2")
+        op("delete", ["delete", pid], None, "<= 2")
+        op("delete (already missing)", ["delete", pid], None, "<= 1")
         op("check", ["check"], None, "")
     return rows
 
@@ -215,6 +217,43 @@ def startup(repeat: int) -> list[tuple[str, float]]:
     return [(label, statistics.median(values)) for label, values in samples.items()]
 
 
+def import_times(work: Path, repeat: int) -> list[tuple[str, float, bool]]:
+    """Milliseconds of imports (``python -X importtime``, cumulative of the top-level
+    modules) per command's run path, and whether pydantic is among them. kubectl is a stub
+    that fails at once: the imports up to the first kubectl call are what is measured."""
+    stub = work / "kubectl-false"
+    stub.write_text("#!/bin/sh\nexit 1\n")
+    stub.chmod(0o755)
+    spec = str(ROOT / "examples" / "nginx.json")
+    commands = {
+        "list": ["list"],
+        "status": ["status", "default/web-1"],
+        "create": ["create", "--spec", spec],
+        "start": ["start", "default/web-1"],
+        "stop": ["stop", "default/web-1"],
+        "reconfigure": ["reconfigure", "default/web-1", "--spec", spec],
+        "delete": ["delete", "default/web-1"],
+    }
+    rows = []
+    for label, args in commands.items():
+        samples = []
+        pydantic = False
+        for _ in range(repeat):
+            result = sh([sys.executable, "-X", "importtime", *ADAPTER[1:], "--kubectl",
+                         str(stub), "-n", "default", *args])  # fmt: skip
+            total = 0
+            for line in result.stderr.splitlines():
+                if not line.startswith("import time:") or "cumulative" in line:
+                    continue
+                _, cumulative, name = (part.strip() for part in line.split("|"))
+                pydantic = pydantic or name.startswith("pydantic")
+                if not line.split("|")[2].startswith("  "):  # a top-level import
+                    total += int(cumulative)
+            samples.append(total / 1000)
+        rows.append((label, statistics.median(samples), pydantic))
+    return rows
+
+
 # -- 4. wait latency ----------------------------------------------------------------------------
 
 
@@ -264,7 +303,19 @@ def main() -> int:
             f"{os.cpu_count()} cores, Python {platform.python_version()}, "
             f"{_kubectl_version()}, {time.strftime('%Y-%m-%d')}.\n"
         )
-        out("## kubectl calls per operation (fake API server, counting kubectl wrapper)\n")
+        rounds = 3 if args.quick else 9
+        out("## The adapter beside the commands an operator types\n")
+        out(
+            f"One fake API server (TCP_NODELAY), medians of {rounds} rounds; each round runs "
+            "the whole lifecycle three ways, interleaved: the adapter CLI, the fewest kubectl "
+            "commands an operator types for the same job and wait (`benchmarks/compare.py` "
+            "lists them), and the official Python `kubernetes` client in one process with a "
+            "watch (when installed; an optional peer, not a dependency). Processes counted "
+            "by a kubectl wrapper, requests by the fake.\n"
+        )
+        for line in report(compare(work, ROOT, rounds)):
+            out(line)
+        out("\n## kubectl calls per operation (fake API server, counting kubectl wrapper)\n")
         out("| operation | kubectl calls | target — calls made |\n|---|---|---|")
         for label, count, detail in count_calls(work):
             out(f"| {label} | {count} | {detail} |")
@@ -305,6 +356,10 @@ def main() -> int:
         kubectl_time = timings[0][1]
         for label, seconds in timings:
             out(f"| {label} | {seconds:.3f} | {seconds / kubectl_time:.2f} |")
+        out("\n## Imports per command (`python -X importtime`, up to the first kubectl call)\n")
+        out("| command | imports ms | pydantic imported |\n|---|---|---|")
+        for label, ms, pydantic in import_times(work, 5):
+            out(f"| {label} | {ms:.0f} | {'yes' if pydantic else 'no'} |")
         out("\n## Wait latency (fake marks the Deployment available → CLI returns)\n")
         latencies = wait_latency(work, 3 if args.quick else 5)
         out("| operation | median s | max s |\n|---|---|---|")

@@ -45,23 +45,20 @@ def reconfigure(
             node.runner,
             (commands.get_deployment(pid.name), ""),
             (apply, "the manifest carries the uid and resourceVersion just read"),
-            plans.rollout_step(
-                pid.name, node.config.timeout, "only if the apply changed the generation"
+            plans.watch_step(
+                pid.name, node.config.timeout, "unless the apply shows the rollout complete"
             ),
             *([] if stopped else [(commands.workload(selector), "")]),
             namespace=pid.namespace,
             manifest=render_manifest(spec, pid.namespace, precondition(before)),
         )
     before, after = apply_pinned(node, pid, spec, before, apply)
-    generation = before["metadata"].get("generation")
-    changed = after.get("metadata", {}).get("generation") != generation
-    if changed or before.get("status", {}).get("observedGeneration") != generation:
-        try:
-            node.wait(pid.namespace, pid.name, selector)
-        except AdapterError as exc:
-            if rollback_on_failure and exc.type in ("RolloutFailed", "Timeout"):
-                raise rollback(node, pid, selector, exc) from exc
-            raise
+    try:
+        node.wait(pid, selector, uid_of(before), "reconfigure", after)
+    except AdapterError as exc:
+        if rollback_on_failure and exc.type in ("RolloutFailed", "Timeout"):
+            raise rollback(node, pid, selector, exc) from exc
+        raise
     if desired_replicas(after) == 0 and after.get("metadata", {}).get("generation"):
         # Stopped: no pod to read an IP from, and the wait has just confirmed the new
         # generation was observed, so the applied object says all there is (3 calls).
@@ -75,6 +72,16 @@ def reconfigure(
 def check_reconfigurable(node: Workloads, deployment: dict[str, Any], spec: ContainerSpec) -> None:
     check_ownership(deployment, node_id=node.config.node_id)
     check_identity(deployment, spec.container_id, spec.node_id)
+    if (deployment.get("spec") or {}).get("paused"):
+        # Known at the first read: a paused Deployment never rolls out a new template.
+        meta = deployment.get("metadata") or {}
+        where = f"{meta.get('namespace')}/{meta.get('name')}"
+        raise Conflict(
+            f"deployment {where} is paused (by someone else: Manager never pauses), so a "
+            f"new spec would not roll out; nothing was changed. Resume it with kubectl "
+            f"rollout resume deployment/{meta.get('name')}, then reconfigure again",
+            {"providerId": where, "reason": "paused"},
+        )
 
 
 def apply_pinned(
@@ -117,7 +124,7 @@ def rollback(
     outcome: dict[str, Any] = {"performed": True}
     try:
         node.runner.run(["rollout", "undo", f"deployment/{pid.name}"], namespace=pid.namespace)
-        node.wait(pid.namespace, pid.name, selector)
+        node.wait(pid, selector, None, "reconfigure")
         outcome["succeeded"] = True
         outcome["message"] = "rolled back to the previous revision, which is available"
     except AdapterError as exc:

@@ -16,6 +16,8 @@ from time import monotonic
 from typing import Any
 
 from ..contract.errors import AdapterError, RolloutFailed, Timeout
+from ..contract.naming import ProviderId
+from ..kubectl import commands
 from ..kubectl.runner import KubectlRunner, process_bound, wait_timeout_args
 from ..rules import clock
 from ..rules.selection import select_owned
@@ -91,6 +93,17 @@ def _at_deadline(
     return Timeout(f"rollout not complete after {timeout:g}s: {message}", details)
 
 
+def timed_out(explain: Explainer, timeout: float, workload: str) -> AdapterError:
+    """A watched wait whose bound is spent: as ``_at_deadline``, without a kubectl error."""
+    message, details = explain()
+    failing = details.get("failing") or []
+    if failing:
+        return RolloutFailed(
+            f"rollout of {workload} cannot succeed: {failing[0]} | {message}", details
+        )
+    return Timeout(f"rollout not complete after {timeout:g}s: {message}", details)
+
+
 def _enrich(
     kind: type[AdapterError], exc: AdapterError, explain: Explainer, timeout: float | None = None
 ) -> AdapterError:
@@ -99,3 +112,48 @@ def _enrich(
     details["kubectl"] = exc.details
     prefix = f"rollout not complete after {timeout:g}s" if timeout is not None else exc.message
     return kind(f"{prefix}: {message}", details)
+
+
+# One event of the Deployment's watch: ("ADDED"/"MODIFIED"/"DELETED", the object or None
+# when deleted) -> True when the wait is over; raises when it can no longer succeed.
+Judge = Callable[[str, dict[str, Any] | None], bool]
+# Between two watch slices: a read that looks where the watch cannot (Pods); returns the
+# length of the next slice, raises when the wait cannot succeed.
+Between = Callable[[], float]
+
+
+def watch_deployment(
+    runner: KubectlRunner,
+    pid: ProviderId,
+    owner: dict[str, str],
+    timeout: float,
+    judge: Judge,
+    between: Between,
+    on_timeout: Callable[[], AdapterError],
+    *,
+    slice_seconds: float = SLICE_SECONDS,
+) -> dict[str, Any] | None:
+    """Watch the Deployment (one kubectl per slice) until ``judge`` says the wait is over;
+    return its last state (None: deleted). Every change is judged as it happens, so a wait
+    that can no longer succeed (deleted, replaced, scaled the other way, paused) ends at
+    once, not at ``--timeout``."""
+    deadline = monotonic() + timeout
+    last: list[dict[str, Any] | None] = [None]
+
+    def on_event(document: Any) -> bool:
+        kind = document.get("type") if isinstance(document, dict) else None
+        obj = document.get("object") if isinstance(document, dict) else None
+        if kind not in ("ADDED", "MODIFIED", "DELETED") or not isinstance(obj, dict):
+            return False  # ERROR (a watch expired) or a bookmark: the next slice re-lists
+        last[0] = None if kind == "DELETED" else obj
+        return judge(str(kind), last[0])
+
+    next_slice = slice_seconds
+    while True:
+        step = max(1.0, min(deadline - monotonic(), next_slice))
+        args = commands.watch_deployment(pid.name, owner)
+        if runner.watch(args, on_event, namespace=pid.namespace, seconds=step):
+            return last[0]
+        if monotonic() >= deadline - 0.5:
+            raise on_timeout()
+        next_slice = min(slice_seconds, between())

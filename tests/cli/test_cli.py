@@ -45,9 +45,11 @@ def test_dry_run_create_prints_commands_and_manifest(
     assert document["commands"] == [
         "kubectl -n testns --request-timeout 10s get deployment web-1 --ignore-not-found -o json",
         "kubectl -n testns --request-timeout 10s apply --server-side "
-        "--field-manager=opensource-server-manager --force-conflicts -f -",
-        "kubectl -n testns rollout status deployment/web-1 --timeout=10s  # first 10 s slice; "
-        "repeated, with a read of the workload between slices, until --timeout 300 s has passed",
+        "--field-manager=opensource-server-manager --force-conflicts -f - -o json",
+        "kubectl -n testns get deployments -l org.mieweb.opensource-server.managed=true "
+        "--field-selector metadata.name=web-1 --watch -o json --output-watch-events  # ends "
+        "when the wait is decided; first 10 s slice; repeated, with a read of the workload "
+        "between slices, until --timeout 300 s has passed",
         "kubectl -n testns --request-timeout 10s get deployments,replicasets,pods -l "
         "org.mieweb.opensource-server.container-id=42,org.mieweb.opensource-server.managed=true "
         "-o json",

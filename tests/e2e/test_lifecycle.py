@@ -400,9 +400,10 @@ def test_dry_run_create_sends_nothing(cluster: Cluster) -> None:
     assert [subcommand(c)[:3] for c in doc["commands"]] == [
         ["get", "deployment", name],
         ["apply", "--server-side", f"--field-manager={FIELD_MANAGER}"],
-        ["rollout", "status", f"deployment/{name}"],
+        ["get", "deployments", "-l"],
         ["get", "deployments,replicasets,pods", "-l"],
     ]
+    assert f"metadata.name={name} --watch -o json --output-watch-events" in doc["commands"][2]
     assert f'name: "{name}"' in doc["manifest"]
     assert cluster.deployment(name) is None
 
@@ -462,9 +463,10 @@ def test_verbose_logs_each_kubectl_command(cluster: Cluster) -> None:
     assert [c[:2] for c in commands] == [
         ["get", "deployment"],
         ["apply", "--server-side"],
-        ["rollout", "status"],
+        ["get", "deployments"],
         ["get", "deployments,replicasets,pods"],
     ]
+    assert "--watch" in commands[2]
     for argv in map(shlex.split, lines):  # ready to paste: the adapter's connection flags
         assert argv[argv.index("-n") + 1] == cluster.namespace
         if cluster.context:

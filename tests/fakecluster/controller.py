@@ -263,7 +263,14 @@ class Controller:
             for p in self.store.list("pods", ns)
             if (_controller_ref(p) or {}).get("uid") == md["uid"]
         ]
-        active = [p for p in owned if not p["metadata"].get("deletionTimestamp")]
+        # Like Kubernetes' FilterActivePods: a terminating Pod, and a terminal one (Failed,
+        # e.g. evicted, or Succeeded) that nothing ever deletes, neither count nor get deleted.
+        active = [
+            p
+            for p in owned
+            if not p["metadata"].get("deletionTimestamp")
+            and (p.get("status") or {}).get("phase") not in ("Failed", "Succeeded")
+        ]
         want = int(rs["spec"].get("replicas", 1) or 0)
         if not md.get("deletionTimestamp"):
             for _ in range(want - len(active)):
