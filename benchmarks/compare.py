@@ -27,10 +27,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kubectl_adapter.naming import CONTAINER_ID_LABEL, MANAGED_LABEL, identity_labels
-from kubectl_adapter.naming import selector_string as _selector
-from kubectl_adapter.render import render_manifest
-from kubectl_adapter.spec import parse_spec
+from kubectl_adapter.contract.naming import CONTAINER_ID_LABEL, MANAGED_LABEL, identity_labels
+from kubectl_adapter.contract.naming import selector_string as _selector
+from kubectl_adapter.contract.spec import parse_spec
+from kubectl_adapter.rules.render import render_manifest
 from tests.fakecluster import FakeCluster
 
 OPS = ("create", "status", "list", "stop", "start", "reconfigure", "delete")
