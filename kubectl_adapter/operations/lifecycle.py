@@ -15,7 +15,7 @@ from ..rules.races import not_deleted, rollout_event, stop_event, uid_of
 from ..rules.snapshots import build_snapshot
 from ..rules.status import desired_replicas
 from . import plans
-from .waits import SLICE_SECONDS, watch_deployment
+from .waits import SLICE_SECONDS, wait_budget, watch_deployment
 from .workload import Workloads
 
 
@@ -80,7 +80,7 @@ def stop(
             node.runner,
             pid,
             owner_labels(None, None),
-            node.config.timeout,
+            wait_budget(node.config.timeout, node.config.started),
             judge,
             lambda: SLICE_SECONDS,
             on_timeout,

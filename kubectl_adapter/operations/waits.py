@@ -25,6 +25,20 @@ from ..rules.status import rollout_check
 
 SLICE_SECONDS = 10.0
 
+# What a wait leaves of ``--timeout`` for the reads that explain a wait that ran out (the
+# workload and its Warning events) and for exiting, so the command ends within --timeout + 1 s.
+EXPLAIN_RESERVE_SECONDS = 0.7
+
+
+def wait_budget(timeout: float, started: float | None) -> float:
+    """A wait's share of ``--timeout``, counted from the command's start (``started``, a
+    ``monotonic()`` value): what is left, less the explaining reserve. Without a start (a
+    library call) the wait has all of it."""
+    if started is None:
+        return timeout
+    return max(1.0, timeout - (monotonic() - started) - EXPLAIN_RESERVE_SECONDS)
+
+
 Explainer = Callable[[], tuple[str, dict[str, Any]]]
 Reader = Callable[[], tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]]
 

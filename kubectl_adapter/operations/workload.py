@@ -18,7 +18,7 @@ from ..rules.races import not_running, rollout_event
 from ..rules.selection import select_owned
 from ..rules.snapshots import build_snapshot, placeholder_snapshot, split_kinds
 from ..rules.status import rollout_check
-from .waits import SLICE_SECONDS, timed_out, watch_deployment
+from .waits import SLICE_SECONDS, timed_out, wait_budget, watch_deployment
 
 Objects = tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]
 
@@ -149,7 +149,7 @@ class Workloads:
                 self.runner,
                 pid,
                 owner_labels(None, None),
-                self.config.timeout,
+                wait_budget(self.config.timeout, self.config.started),
                 judge,
                 between,
                 lambda: timed_out(explain, self.config.timeout, str(pid)),
