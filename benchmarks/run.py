@@ -405,21 +405,23 @@ _NOTES = """
   this editable development install, the editable finder (~15 ms); it imports no pydantic
   (`tests/cli/test_startup.py` enforces that). The spec is validated by plain functions for this
   reason.
-- Waits end on kubectl's watch (`rollout status`), not on a poll: latency is the watch event
-  plus kubectl's and the CLI's own exit.
-- Targets for kubectl calls: `list` <= 2, `status` <= 2, `create` <= 4 (with the Pod IP),
-  `stop` <= 3 and `delete` <= 3 hold. `delete` was 2 calls: the third, a read after the
-  delete, confirms the Deployment is gone, because kubectl (`--ignore-not-found`) exits 0 on
-  a 404 whatever its cause, e.g. another job's delete and re-create (issue 11). `start` of
-  a stopped workload and `reconfigure` of a running one take 4, one over the target of 3:
-  the first call is the ownership check that must precede any write (a Deployment that is
-  not this container's is never touched), and the last is the read that finds the *new*
-  Pod's IP after the rollout. Dropping either would break a stated guarantee (safety, or
-  `podIp` being the current Ready Pod's), so neither was dropped. A stopped workload's
-  reconfigure skips the final read (it has no Pod): 3 calls.
-- Waits longer than one 10 s slice add one `rollout status` and one read per extra slice;
-  `stop`'s `wait --for=delete` is sliced the same way (one `get deployment` per extra slice).
-  A `reconfigure` whose precondition is refused because only the resourceVersion moved (a
+- Waits end on kubectl's watch of the Deployment (`get deployments --watch -o json`), judged
+  event by event, not on a poll: latency is the watch event plus killing kubectl and the
+  CLI's own exit.
+- Targets for kubectl calls (issue 17): list 1, status 1, create 2, start 2, stop 2,
+  reconfigure 2, delete 1. Met: list, stop (2; 1 when already stopped), start of a running
+  workload (2), delete of a missing one (1). Not met, and why (docs/architecture.md, Cost):
+  a watch carries one kind (kubectl refuses `--watch` on several), so the Pod IP after a
+  wait costs one read (create, start, reconfigure); create's read before its apply is the
+  ownership check a server-side apply cannot make; reconfigure's read is the uid and
+  resourceVersion its apply is pinned to; delete's read is the uid that tells a re-created
+  Deployment (Conflict) from a false 404 (Unavailable); status has no label that selects a
+  Deployment's Pods by its name.
+- The adapter's time beside the hand-typed commands is mostly Python: each adapter command
+  is a fresh interpreter whose imports (the table above; pydantic through `contract.models`
+  on every command that loads the provider) cost more than a warm-cache `kubectl get`.
+- Waits longer than one 10 s slice add one watch and one read per extra slice. A
+  `reconfigure` whose precondition is refused because only the resourceVersion moved (a
   status update or a scale between its read and its apply) adds one read and one apply.
 - Reproduce: `./dev bench` (full) or `.venv/bin/python benchmarks/run.py --quick`.
 """
