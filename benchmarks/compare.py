@@ -286,6 +286,8 @@ def _python_client(fc: FakeCluster) -> Any:
 def compare(work: Path, root: Path, rounds: int) -> dict[str, Any]:
     """Medians per operation and way, and of the whole lifecycle, over ``rounds`` rounds."""
     samples: dict[str, list[Sample]] = {"adapter": [], "hand": [], "client": []}
+    work = work / "compare"
+    work.mkdir()
     with FakeCluster(
         work / "fake-compare", namespaces=(NS,), pod_ready_delay=0.1, termination_delay=0.05
     ) as fc:
