@@ -324,6 +324,8 @@ class KubectlRunner:
         finally:
             if proc is not None:
                 _kill_group(proc)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=KILL_DRAIN_SECONDS)  # reaped: no zombie left behind
                 for pipe in (proc.stdin, proc.stdout, proc.stderr):
                     if pipe is not None:
                         pipe.close()
