@@ -595,7 +595,7 @@ def test_watch_feeds_each_document_as_it_comes_and_kills_kubectl_when_told(
     event = json.dumps({"type": "MODIFIED", "object": {"n": 2}})
     kubectl = _watch_script(
         tmp_path,
-        f"printf '%s\\n' {_sh(indented[:10])}\nsleep 0.1\n"
+        f"printf '%s' {_sh(indented[:10])}\nsleep 0.1\n"
         f"printf '%s\\n%s\\n' {_sh(indented[10:])} {_sh(event)}\nexec sleep 30\n",
     )
     runner = KubectlRunner(ClusterConfig(kubectl=kubectl, namespace="testns"))
