@@ -71,7 +71,10 @@ class FakeCluster:
         self._log = RequestLog()
         self._tokens: dict[str, UserInfo] = {self.admin_token: ADMIN}
         self._state = ServerState(
-            Api(self.store, self.controller, self.authorizer), self.faults, self._log, self._tokens
+            Api(self.store, self.controller, self.authorizer, self._issue_token),
+            self.faults,
+            self._log,
+            self._tokens,
         )
         self._tls = Tls()
         self._httpd: _Server | None = None
@@ -160,6 +163,25 @@ class FakeCluster:
     def add_service_account(self, namespace: str, name: str) -> str:
         """A bearer token for `system:serviceaccount:<namespace>:<name>` (no SA object)."""
         token = f"sa-{secrets.token_hex(16)}"
+        self._tokens[token] = service_account_user(namespace, name)
+        return token
+
+    def _issue_token(self, namespace: str, name: str, seconds: int) -> str:
+        """A TokenRequest's token: JWT-shaped (as real ServiceAccount tokens are, so output
+        redaction meets what it meets on a cluster), valid until the fake stops."""
+        import base64
+        import json
+
+        def part(doc: dict[str, Any]) -> str:
+            return base64.urlsafe_b64encode(json.dumps(doc).encode()).decode().rstrip("=")
+
+        claims = {
+            "iss": "https://kubernetes.default.svc.cluster.local",
+            "sub": f"system:serviceaccount:{namespace}:{name}",
+            "exp": int(time.time()) + seconds,
+            "jti": secrets.token_hex(8),
+        }
+        token = f"{part({'alg': 'RS256', 'kid': 'fake'})}.{part(claims)}.{secrets.token_hex(32)}"
         self._tokens[token] = service_account_user(namespace, name)
         return token
 
