@@ -76,7 +76,9 @@ RESOURCES: tuple[ResourceInfo, ...] = (
         True,
         "serviceaccount",
         ("sa",),
-        subresources=(Subresource("token", "authentication.k8s.io", "v1", "TokenRequest", ("create",)),),
+        subresources=(
+            Subresource("token", "authentication.k8s.io", "v1", "TokenRequest", ("create",)),
+        ),
     ),
     ResourceInfo("", "v1", "secrets", "Secret", True, "secret"),
     ResourceInfo(
