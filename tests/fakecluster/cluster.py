@@ -44,6 +44,7 @@ class FakeCluster:
         node_cpu: str = "4",
         node_memory: str = "8Gi",
         context: str = "fake",
+        uid_seed: str | None = None,
     ) -> None:
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -55,7 +56,7 @@ class FakeCluster:
         self.admin_token = "admin-" + secrets.token_hex(16)
         from .store import Store
 
-        self.store = Store()
+        self.store = Store(uid_seed)
         self._nodes = [
             Node(f"fake-node-{i + 1}", node_cpu, node_memory, f"172.18.0.{i + 2}")
             for i in range(nodes)
