@@ -26,6 +26,10 @@ from .server import ServerState, _Server, make_server
 from .tls import KubeconfigWriter, Tls
 
 T = TypeVar("T")
+# How long a scheduled Pod takes to run, and a deleted one to go: the demo's, the tests' and
+# the standalone server's (`python -m tests.fakecluster`, `./dev cluster`) defaults.
+DEFAULT_POD_READY_DELAY = 0.3
+DEFAULT_TERMINATION_DELAY = 0.2
 RBAC_KINDS = ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")
 
 
@@ -36,8 +40,8 @@ class FakeCluster:
         *,
         namespaces: Iterable[str] = ("default",),
         default_namespace: str = "default",
-        pod_ready_delay: float = 0.3,
-        termination_delay: float = 0.2,
+        pod_ready_delay: float = DEFAULT_POD_READY_DELAY,
+        termination_delay: float = DEFAULT_TERMINATION_DELAY,
         port: int = 0,
         host: str = "127.0.0.1",
         nodes: int = 1,
