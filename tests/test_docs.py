@@ -4,7 +4,8 @@ API server as its admin, down to `check` passing as the node's ServiceAccount.
 
 "A fresh copy" is the files git tracks (or would: untracked but not ignored), copied with
 their times, beside this test's virtual environment (linked in as `.venv`, with a fresh
-install stamp so `./dev` installs nothing). Each block runs in `bash -e`: the first line that fails fails the test.
+install stamp so `./dev` installs nothing). Each block runs in `bash -e`: the first line
+that fails fails the test.
 """
 
 from __future__ import annotations
