@@ -97,7 +97,12 @@ def end_state(fc: FakeCluster) -> dict[str, Any]:
 
 @pytest.fixture
 def twins(tmp_path: Path) -> Iterator[tuple[FakeCluster, FakeCluster]]:
-    kwargs: dict[str, Any] = {"namespaces": ("default", NS), "uid_seed": "pasted-logs"}
+    kwargs: dict[str, Any] = {
+        "namespaces": ("default", NS),
+        "uid_seed": "pasted-logs",
+        "pod_ready_delay": 0.1,
+        "termination_delay": 0.05,
+    }
     with (
         FakeCluster(tmp_path / "adapter", **kwargs) as first,
         FakeCluster(tmp_path / "by-hand", **kwargs) as second,
@@ -140,7 +145,7 @@ def _plan(fc: FakeCluster, cache: Path, *args: str) -> str:
     return "\n".join(plan["commands"]) + "\n"
 
 
-def test_a_reconfigure_plan_still_applies_after_the_deployment_changed(
+def test_a_reconfigure_plan_applies_later_but_never_to_a_re_created_deployment(
     twins: tuple[FakeCluster, FakeCluster], tmp_path: Path
 ) -> None:
     fc, _ = twins
@@ -163,18 +168,12 @@ def test_a_reconfigure_plan_still_applies_after_the_deployment_changed(
     assert {e["name"]: e["value"] for e in env} == wanted
     assert after["spec"]["replicas"] == 1  # the plan leaves the count to start/stop
 
-
-def test_a_reconfigure_plan_pasted_after_a_re_create_changes_nothing(
-    twins: tuple[FakeCluster, FakeCluster], tmp_path: Path
-) -> None:
-    fc, _ = twins
-    cache = tmp_path / "cache"
-    assert adapter(fc, cache, "--node-id", "7", "create", "--spec", SPEC).returncode == 0
-    plan = _plan(fc, cache, "reconfigure", PID, "--spec", RECONFIGURED)
+    # The same plan once the Deployment was deleted and re-created: refused, nothing changed.
+    plan = _plan(fc, cache, "reconfigure", PID, "--spec", SPEC)
     assert adapter(fc, cache, "delete", PID).returncode == 0
-    assert adapter(fc, cache, "--node-id", "7", "create", "--spec", SPEC).returncode == 0
+    assert adapter(fc, cache, "--node-id", "7", "create", "--spec", RECONFIGURED).returncode == 0
     recreated = fc.get("deployments", NS, "web-1")
-    pasted = paste(fc, cache, plan, tmp_path / "plan.sh")
+    pasted = paste(fc, cache, plan, tmp_path / "plan-2.sh")
     assert pasted.returncode != 0
     assert "uid mismatch" in pasted.stderr or "field is immutable" in pasted.stderr, pasted.stderr
     assert fc.get("deployments", NS, "web-1") == recreated
