@@ -177,3 +177,15 @@ def test_a_reconfigure_plan_applies_later_but_never_to_a_re_created_deployment(
     assert pasted.returncode != 0
     assert "uid mismatch" in pasted.stderr or "field is immutable" in pasted.stderr, pasted.stderr
     assert fc.get("deployments", NS, "web-1") == recreated
+
+
+def test_the_check_plan_pastes_with_its_access_reviews(
+    twins: tuple[FakeCluster, FakeCluster], tmp_path: Path
+) -> None:
+    fc, _ = twins
+    plan = _plan(fc, tmp_path / "cache", "check")
+    assert "create -f - -o json <<'MANIFEST'" in plan  # the reviews travel with the command
+    pasted = paste(fc, tmp_path / "cache", plan, tmp_path / "check.sh")
+    assert pasted.returncode == 0, (plan, pasted.stderr)
+    assert pasted.stdout.count('"kind": "SelfSubjectAccessReview"') >= 10
+    assert '"allowed": false' not in pasted.stdout  # the admin may do everything
