@@ -505,6 +505,31 @@ def test_start_scales_a_stopped_workload_and_waits(fp: FakeProcess, clock: Clock
     assert isinstance(snapshot, Snapshot) and snapshot.status == "running"
 
 
+def test_a_sliced_wait_is_logged_once_as_the_whole_wait(
+    fp: FakeProcess, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """-v shows the wait as an operator would paste it: one command bounded by --timeout;
+    the slices that follow (after the read between them) are comments."""
+    caplog.set_level(logging.INFO, logger="kubectl_adapter")
+    fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
+    fp.register(SCALE_1, stdout="deployment.apps/web-1 scaled\n")
+    fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
+    fp.register(READ, stdout=kubectl_list(running_objects()))  # between the slices
+    fp.register(rollout(), stdout=ROLLED_OUT)
+    fp.register(READ, stdout=kubectl_list(running_objects()))
+    make_provider(timeout=300, verbose=True).start("testns/web-1")
+    logged = [r.getMessage() for r in caplog.records if r.name == "kubectl_adapter"]
+    waits = [line for line in logged if "rollout status" in line]
+    assert waits == [
+        "kubectl -n testns rollout status deployment/web-1 --timeout=300s  # the adapter runs "
+        "this wait in 10 s slices until --timeout 300 s, with a read between slices to stop "
+        "early when the wait cannot succeed",
+        "# still waiting: next slice, kubectl -n testns rollout status deployment/web-1 "
+        "--timeout=10s",
+    ]
+    assert sum(1 for line in logged if not line.startswith("#")) == 5  # get, scale, wait, 2 reads
+
+
 def test_start_of_a_running_workload_does_not_scale(fp: FakeProcess, clock: Clock) -> None:
     fp.register(GET, stdout=kubectl_object(deployment()))
     fp.register(rollout(), stdout='deployment "web-1" successfully rolled out\n')
