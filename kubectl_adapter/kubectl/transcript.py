@@ -102,7 +102,7 @@ def command(
         body_note = (
             f"the adapter sends resourceVersion {version} too (the version it read just "
             "before), left out here so this still applies when pasted later; the uid stays: "
-            "pasted after the Deployment was re-created, it fails (409) and changes nothing"
+            "pasted after the Deployment was re-created, it fails (409 or 422) and changes nothing"
         )
         comment = f"{comment}; {body_note}" if comment else f"  # {body_note}"
     delimiter = _delimiter(body)
