@@ -38,13 +38,22 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _ours(pid: int, state: Path) -> bool:
+    """The process is the fake this state directory started, not a later one with its pid."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return _alive(pid)  # no /proc to ask: trust the pid file
+    return b"tests.fakecluster" in argv and str(state).encode() in argv
+
+
 def _running(state: Path) -> int | None:
     """The pid of the server this state directory started, if it still serves."""
     try:
         pid = int((state / "pid").read_text())
     except (OSError, ValueError):
         return None
-    if not _alive(pid) or not (state / "kubeconfig").is_file():
+    if not _alive(pid) or not _ours(pid, state) or not (state / "kubeconfig").is_file():
         return None
     return pid
 
