@@ -90,9 +90,10 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     add(
         "-v",
         "--verbose",
-        action="store_true",
-        default=False if not suppress else default,
-        help="log every kubectl command to stderr, shell-quoted",
+        action="count",
+        default=0 if not suppress else default,
+        help="log every kubectl command and its outcome to stderr as bash you can paste "
+        "(-vv: with kubectl's own stderr)",
     )
     add(
         "--dry-run",
@@ -307,7 +308,7 @@ def _run(argv: Sequence[str] | None, started: float, finishing: Callable[[], Non
         args = parser.parse_args(argv)
         args.started = started
         if args.verbose:
-            _log_to_stderr()
+            _log_to_stderr(sys.argv[1:] if argv is None else argv)
         result = run_command(args)
         finishing()
     except AdapterError as exc:
@@ -340,18 +341,27 @@ def _run(argv: Sequence[str] | None, started: float, finishing: Callable[[], Non
     return 0
 
 
-def _log_to_stderr() -> None:
-    """Send the adapter's log (each kubectl command) to stderr, never to stdout."""
+def _log_to_stderr(argv: Sequence[str]) -> None:
+    """Send the adapter's log (each kubectl command) to stderr, never to stdout.
+
+    The log is bash (see ``kubectl.transcript``): commands bare, everything else comments,
+    opened by the adapter command it reproduces."""
     import logging
+    import shlex
+
+    from ..contract.redact import redact
 
     logger = logging.getLogger("kubectl_adapter")
     for handler in list(logger.handlers):
         logger.removeHandler(handler)
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter(f"{PROG}: %(message)s"))
+    handler.setFormatter(logging.Formatter("%(message)s"))
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     logger.propagate = False
+    logger.info(
+        "# %s: the kubectl commands it runs, as bash to paste", redact(shlex.join([PROG, *argv]))
+    )
 
 
 def _print_json(document: Any) -> None:

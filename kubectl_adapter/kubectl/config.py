@@ -35,7 +35,7 @@ class ClusterConfig:
     call_timeout: float = DEFAULT_CALL_TIMEOUT
     cache_dir: str | None = None
     node_id: str | None = None
-    verbose: bool = False
+    verbose: int = 0  # 1: log each kubectl command (-v); 2: and kubectl's stderr (-vv)
     dry_run: bool = False
     deadline: float | None = None
     started: float | None = None

@@ -2,7 +2,9 @@
 
 Every call: a list argv (never a shell string), a timeout, manifests on stdin, stdout and
 stderr captured, failures translated by ``kubectl_errors.classify``. With ``verbose`` each
-command is logged shell-quoted, exactly as an operator can paste it.
+command is logged as bash an operator can paste (``transcript``), followed by its outcome as
+a comment; kubectl's own stderr is logged too from ``verbose`` 2 (``-vv``). A wait loop
+passes ``wait=transcript.Wait(...)`` on each slice, so the log shows the whole wait once.
 
 Bounds: a read-only kubectl (``get``, ``version``) lives at most ``--request-timeout`` plus a
 grace, any other non-wait call ``--call-timeout``, a wait its own timeout plus a grace; and
@@ -18,7 +20,6 @@ import json
 import logging
 import os
 import re
-import shlex
 import shutil
 import signal
 import subprocess
@@ -35,6 +36,9 @@ from .config import ClusterConfig
 from .interrupts import deferred
 from .kubectl_errors import classify, explain_kubeconfig
 from .shapes import output_problem
+from .transcript import Wait, kubectl_stderr, outcome, seconds_arg
+from .transcript import command as transcript_command
+from .transcript import display as transcript_display
 
 log = logging.getLogger("kubectl_adapter")
 
@@ -61,9 +65,7 @@ class KubectlResult(NamedTuple):
     stderr: str
 
 
-def _seconds(value: float) -> str:
-    """kubectl duration: whole seconds, at least 1 (``0`` would mean "no timeout")."""
-    return f"{max(1, round(value))}s"
+_seconds = seconds_arg
 
 
 class KubectlRunner:
@@ -134,8 +136,7 @@ class KubectlRunner:
     @staticmethod
     def display(argv: Sequence[str]) -> str:
         """The command as an operator would type it (``kubectl``, not its resolved path)."""
-        shown = ["kubectl", *argv[1:]] if argv and os.path.basename(argv[0]) == "kubectl" else argv
-        return redact(shlex.join(shown))
+        return transcript_display(argv)
 
     # -- running ----------------------------------------------------------------------------
 
@@ -148,16 +149,22 @@ class KubectlRunner:
         timeout: float | None = None,
         stream: bool = False,
         request_timeout: bool = True,
+        wait: Wait | None = None,
     ) -> KubectlResult:
-        """Run kubectl; return its output on exit 0, raise the mapped error otherwise."""
+        """Run kubectl; return its output on exit 0, raise the mapped error otherwise.
+
+        ``wait``: this run is one slice of a longer wait (see ``transcript``)."""
         argv = self.argv(args, namespace=namespace, request_timeout=request_timeout)
         shown = self.display(argv)
-        if self.config.verbose:
-            log.info("+ %s", shown)
+        verbose = int(self.config.verbose)
+        if verbose:
+            log.info("%s", transcript_command(argv, stdin=stdin, wait=wait))
         bound = timeout if timeout is not None else self.default_bound(args)
         remaining = self.remaining()
         cut = remaining is not None and remaining < bound
         if remaining is not None and remaining <= 0:
+            if verbose:
+                log.info("# not run: the command's overall deadline (--deadline) was reached")
             raise Timeout(
                 f"the command's overall deadline ({self.config.deadline:g}s, --deadline) "
                 f"was reached before: {shown}",
@@ -166,10 +173,15 @@ class KubectlRunner:
         if cut:
             assert remaining is not None
             bound = remaining
+        began = monotonic()
         returncode, stdout, stderr = self._execute(argv, stdin, bound, stream)
-        if returncode != 0 or (self.config.verbose and stderr.strip()):
+        if returncode != 0 or (verbose and stderr.strip()):
             # Before any message is built: kubectl's stderr may repeat a credential bare.
             register_kubeconfig_secrets(self._kubeconfig_paths())
+        if verbose:
+            log.info("%s", outcome(returncode, monotonic() - began, stderr))
+            if verbose > 1 and stderr.strip():
+                log.info("%s", kubectl_stderr(stderr))
         if returncode is None:
             error = classify(shown, -1, stderr, timed_out=True)
             error.details["timeoutSeconds"] = bound
@@ -181,8 +193,6 @@ class KubectlRunner:
             # kubectl get prints an empty List on stdout even when the LIST failed:
             # only the exit status tells, so stdout is never looked at here.
             raise self._explain_kubeconfig(classify(shown, returncode, stderr))
-        if stderr.strip() and self.config.verbose:
-            log.info("kubectl stderr: %s", redact(stderr.strip()))
         return KubectlResult(argv, returncode, stdout, stderr)
 
     def _kubeconfig_paths(self) -> list[str]:
@@ -346,7 +356,9 @@ class KubectlRunner:
                 for line in iter(source.readline, ""):
                     sink.append(line)
                     if echo:
-                        self.progress.write(f"kubectl: {redact(line.rstrip())}\n")
+                        # Under -v stderr is a pasteable log: progress goes in as comments.
+                        mark = "# " if self.config.verbose else ""
+                        self.progress.write(f"{mark}kubectl: {redact(line.rstrip())}\n")
                         self.progress.flush()
             except (OSError, ValueError):
                 pass  # the pipe was closed under us after the drain period

@@ -10,6 +10,7 @@ from ..contract.models import DeleteResult, DryRunPlan, Snapshot
 from ..contract.naming import ProviderId, deployment_selector, parse_provider_id
 from ..kubectl import commands
 from ..kubectl.runner import process_bound
+from ..kubectl.transcript import Wait
 from ..rules.ownership import check_ownership
 from ..rules.races import not_deleted, stop_interrupted, uid_of
 from ..rules.snapshots import build_snapshot
@@ -57,7 +58,7 @@ def stop(
             node.runner,
             (commands.get_deployment(pid.name), ""),
             *([(commands.scale(pid.name, 0), "")] if scale else []),
-            (wait, plans.slice_note(node.config.timeout, "the Deployment's replicas")),
+            (wait, ""),
             namespace=pid.namespace,
         )
     if scale:
@@ -76,6 +77,7 @@ def wait_pods_gone(node: Workloads, pid: ProviderId, selector: str, uid: str | N
     notices a start (or a replacement) racing this stop, whose new pod would otherwise
     hold the wait until ``--timeout``."""
     deadline = monotonic() + node.config.timeout
+    first = True
     while True:
         step = max(1.0, min(deadline - monotonic(), SLICE_SECONDS))
         try:
@@ -84,6 +86,7 @@ def wait_pods_gone(node: Workloads, pid: ProviderId, selector: str, uid: str | N
                 namespace=pid.namespace,
                 timeout=process_bound(step),
                 request_timeout=False,
+                wait=Wait(node.config.timeout, first, SLICE_SECONDS),
             )
             return
         except Timeout as exc:
@@ -93,6 +96,7 @@ def wait_pods_gone(node: Workloads, pid: ProviderId, selector: str, uid: str | N
             if monotonic() >= deadline - 0.5:
                 message, details = node.explainer(pid.namespace, pid.name, selector)()
                 raise Timeout(f"pods of {pid} still present: {message}", details) from exc
+        first = False
 
 
 def delete(

@@ -44,7 +44,7 @@ def reconfigure(
         return plans.build(
             node.runner,
             (commands.get_deployment(pid.name), ""),
-            (apply, "the manifest carries the uid and resourceVersion just read"),
+            (apply, ""),
             plans.rollout_step(
                 pid.name, node.config.timeout, "only if the apply changed the generation"
             ),

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..contract.errors import AdapterError, RolloutFailed, Timeout
 from ..kubectl.runner import KubectlRunner, process_bound, wait_timeout_args
+from ..kubectl.transcript import Wait
 from ..rules import clock
 from ..rules.selection import select_owned
 from ..rules.status import rollout_check
@@ -40,6 +41,7 @@ def wait_rollout(
     """Wait until the Deployment's rollout is complete, at most ``timeout`` seconds."""
     deadline = monotonic() + timeout
     next_slice = slice_seconds
+    first = True
     while True:
         remaining = deadline - monotonic()
         step = max(1.0, min(remaining, next_slice))
@@ -50,6 +52,7 @@ def wait_rollout(
                 timeout=process_bound(step),
                 stream=True,
                 request_timeout=False,
+                wait=Wait(timeout, first, slice_seconds),
             )
             return
         except RolloutFailed as exc:
@@ -60,6 +63,7 @@ def wait_rollout(
         deployment, replicasets, pods = read()
         if deployment is None:
             raise RolloutFailed(f"deployment {namespace}/{name} was deleted during the wait")
+        first = False
         check = rollout_check(
             deployment, select_owned(deployment, replicasets, pods), now=clock.utc_now()
         )

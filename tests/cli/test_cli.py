@@ -42,17 +42,22 @@ def test_dry_run_create_prints_commands_and_manifest(
     code, document, _ = run(capsys, "--dry-run", "-n", "testns", "create", "--spec", NGINX)
     assert code == 0
     assert document["dryRun"] is True
+    manifest = document["manifest"]
+    assert manifest.startswith("apiVersion: apps/v1\nkind: Deployment\n")
     assert document["commands"] == [
         "kubectl -n testns --request-timeout 10s get deployment web-1 --ignore-not-found -o json",
+        # The manifest follows as a heredoc: the plan pastes into bash as it is.
         "kubectl -n testns --request-timeout 10s apply --server-side "
-        "--field-manager=opensource-server-manager --force-conflicts -f -",
-        "kubectl -n testns rollout status deployment/web-1 --timeout=10s  # first 10 s slice; "
-        "repeated, with a read of the workload between slices, until --timeout 300 s has passed",
+        "--field-manager=opensource-server-manager --force-conflicts -f - <<'MANIFEST'\n"
+        f"{manifest.rstrip()}\nMANIFEST",
+        # The wait as a whole: pasted, it waits as long as the adapter would.
+        "kubectl -n testns rollout status deployment/web-1 --timeout=300s  # the adapter runs "
+        "this wait in 10 s slices until --timeout 300 s, with a read between slices to stop "
+        "early when the wait cannot succeed",
         "kubectl -n testns --request-timeout 10s get deployments,replicasets,pods -l "
         "org.mieweb.opensource-server.container-id=42,org.mieweb.opensource-server.managed=true "
         "-o json",
     ]
-    assert document["manifest"].startswith("apiVersion: apps/v1\nkind: Deployment\n")
     assert not fp.calls
 
 
@@ -210,10 +215,15 @@ def test_verbose_logs_each_command_shell_quoted(
     fp.register([*K, "get", "deployment", "web-1", "--ignore-not-found", "-o", "json"], stdout="")
     code, _, err = run(capsys, "-v", "-n", "testns", "status", "testns/web-1")
     assert code == 0
-    assert (
-        "kubectl-adapter: + kubectl -n testns --request-timeout 10s get deployment web-1 "
-        "--ignore-not-found -o json" in err
+    lines = err.splitlines()
+    assert lines[0] == (
+        "# kubectl-adapter -v -n testns status testns/web-1: "
+        "the kubectl commands it runs, as bash to paste"
     )
+    assert lines[1] == (
+        "kubectl -n testns --request-timeout 10s get deployment web-1 --ignore-not-found -o json"
+    )
+    assert lines[2].startswith("# exit 0 in ")
 
 
 def test_missing_kubectl_is_a_configuration_error(

@@ -347,7 +347,7 @@ def test_cli_error_document_and_log_carry_no_secret(
     assert MASK in json.dumps(document)
     assert_clean(out)
     assert_clean(err)
-    assert "+ kubectl -n ns" in err  # -v logged the command on stderr
+    assert "\nkubectl -n ns" in err  # -v logged the command on stderr
 
 
 def test_an_unexpected_bug_with_a_secret_in_its_text_is_redacted() -> None:

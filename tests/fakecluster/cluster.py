@@ -26,6 +26,10 @@ from .server import ServerState, _Server, make_server
 from .tls import KubeconfigWriter, Tls
 
 T = TypeVar("T")
+# How long a scheduled Pod takes to run, and a deleted one to go: the demo's, the tests' and
+# the standalone server's (`python -m tests.fakecluster`, `./dev cluster`) defaults.
+DEFAULT_POD_READY_DELAY = 0.3
+DEFAULT_TERMINATION_DELAY = 0.2
 RBAC_KINDS = ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")
 
 
@@ -36,14 +40,15 @@ class FakeCluster:
         *,
         namespaces: Iterable[str] = ("default",),
         default_namespace: str = "default",
-        pod_ready_delay: float = 0.3,
-        termination_delay: float = 0.2,
+        pod_ready_delay: float = DEFAULT_POD_READY_DELAY,
+        termination_delay: float = DEFAULT_TERMINATION_DELAY,
         port: int = 0,
         host: str = "127.0.0.1",
         nodes: int = 1,
         node_cpu: str = "4",
         node_memory: str = "8Gi",
         context: str = "fake",
+        uid_seed: str | None = None,
     ) -> None:
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -55,7 +60,7 @@ class FakeCluster:
         self.admin_token = "admin-" + secrets.token_hex(16)
         from .store import Store
 
-        self.store = Store()
+        self.store = Store(uid_seed)
         self._nodes = [
             Node(f"fake-node-{i + 1}", node_cpu, node_memory, f"172.18.0.{i + 2}")
             for i in range(nodes)
@@ -71,7 +76,10 @@ class FakeCluster:
         self._log = RequestLog()
         self._tokens: dict[str, UserInfo] = {self.admin_token: ADMIN}
         self._state = ServerState(
-            Api(self.store, self.controller, self.authorizer), self.faults, self._log, self._tokens
+            Api(self.store, self.controller, self.authorizer, self._issue_token),
+            self.faults,
+            self._log,
+            self._tokens,
         )
         self._tls = Tls()
         self._httpd: _Server | None = None
@@ -160,6 +168,25 @@ class FakeCluster:
     def add_service_account(self, namespace: str, name: str) -> str:
         """A bearer token for `system:serviceaccount:<namespace>:<name>` (no SA object)."""
         token = f"sa-{secrets.token_hex(16)}"
+        self._tokens[token] = service_account_user(namespace, name)
+        return token
+
+    def _issue_token(self, namespace: str, name: str, seconds: int) -> str:
+        """A TokenRequest's token: JWT-shaped (as real ServiceAccount tokens are, so output
+        redaction meets what it meets on a cluster), valid until the fake stops."""
+        import base64
+        import json
+
+        def part(doc: dict[str, Any]) -> str:
+            return base64.urlsafe_b64encode(json.dumps(doc).encode()).decode().rstrip("=")
+
+        claims = {
+            "iss": "https://kubernetes.default.svc.cluster.local",
+            "sub": f"system:serviceaccount:{namespace}:{name}",
+            "exp": int(time.time()) + seconds,
+            "jti": secrets.token_hex(8),
+        }
+        token = f"{part({'alg': 'RS256', 'kid': 'fake'})}.{part(claims)}.{secrets.token_hex(32)}"
         self._tokens[token] = service_account_user(namespace, name)
         return token
 

@@ -6,6 +6,7 @@ import copy
 import hashlib
 import re
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,10 @@ def parse_mem(q: Any) -> int:
     if not m:
         return 0
     return int(float(m.group(1)) * _MEM_SUFFIX.get(m.group(2), 1))
+
+
+def _node_id(name: str, what: str) -> uuid.UUID:
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"fakecluster:{what}:{name}")
 
 
 @dataclass
@@ -85,13 +90,20 @@ class Node:
                     {"type": "InternalIP", "address": self.ip},
                     {"type": "Hostname", "address": self.name},
                 ],
+                "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+                # Every field NodeSystemInfo requires (the official clients refuse a Node
+                # without them), stable per node name.
                 "nodeInfo": {
-                    "kubeletVersion": "v1.32.0",
+                    "machineID": _node_id(self.name, "machine").hex,
+                    "systemUUID": str(_node_id(self.name, "system")),
+                    "bootID": str(_node_id(self.name, "boot")),
+                    "kernelVersion": "6.1.0",
+                    "osImage": "Fake Linux",
                     "containerRuntimeVersion": "containerd://1.7.24",
+                    "kubeletVersion": "v1.32.0",
+                    "kubeProxyVersion": "v1.32.0",
                     "operatingSystem": "linux",
                     "architecture": "amd64",
-                    "osImage": "Fake Linux",
-                    "kernelVersion": "6.1.0",
                 },
             },
         }

@@ -10,6 +10,7 @@ import io
 import json
 import logging
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -428,7 +429,7 @@ def test_kubectl_that_is_not_a_program_is_configuration_error(tmp_path: Path) ->
 # -- logging and streaming ---------------------------------------------------------------------
 
 
-def test_verbose_logs_the_command_shell_quoted(
+def test_verbose_logs_the_command_shell_quoted_and_its_outcome(
     fp: FakeProcess, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="kubectl_adapter")
@@ -437,10 +438,40 @@ def test_verbose_logs_the_command_shell_quoted(
     runner(verbose=True).run(argv)
     messages = [r.getMessage() for r in caplog.records if r.name == "kubectl_adapter"]
     assert messages[0] == (
-        "+ kubectl -n testns --request-timeout 10s get pods -l 'app.example/container in (web-1)' "
+        "kubectl -n testns --request-timeout 10s get pods -l 'app.example/container in (web-1)' "
         "-o json"
     )
-    assert messages[1] == "kubectl stderr: Warning: token: [REDACTED]"
+    assert re.fullmatch(r"# exit 0 in \d+\.\d\d s", messages[1])
+    assert len(messages) == 2  # kubectl's own stderr only from -vv
+
+
+def test_very_verbose_adds_kubectls_stderr_as_comments(
+    fp: FakeProcess, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="kubectl_adapter")
+    stderr = "I1201 loader.go:402] Config loaded\nWarning: token: s3cr3t-value-1\n"
+    fp.register([*K, "version"], stdout="{}", stderr=stderr)
+    runner(verbose=2).run(["version"])
+    messages = [r.getMessage() for r in caplog.records if r.name == "kubectl_adapter"]
+    assert messages[2] == (
+        "# kubectl: I1201 loader.go:402] Config loaded\n# kubectl: Warning: token: [REDACTED]"
+    )
+
+
+def test_verbose_logs_a_failure_with_kubectls_first_line(
+    fp: FakeProcess, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="kubectl_adapter")
+    stderr = 'Error from server (NotFound): deployments.apps "web-1" not found\n'
+    fp.register([*K, "get", "deployment", "web-1"], returncode=1, stderr=stderr)
+    with pytest.raises(NotFound):
+        runner(verbose=True).run(["get", "deployment", "web-1"])
+    messages = [r.getMessage() for r in caplog.records if r.name == "kubectl_adapter"]
+    assert re.fullmatch(
+        r'# exit 1 in \d+\.\d\d s: Error from server \(NotFound\): deployments.apps "web-1" '
+        "not found",
+        messages[1],
+    )
 
 
 def test_quiet_logs_nothing(fp: FakeProcess, caplog: pytest.LogCaptureFixture) -> None:

@@ -7,6 +7,8 @@ realistic stdout/stderr, so an extra or missing call fails the test.
 from __future__ import annotations
 
 import json
+import logging
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -17,6 +19,7 @@ from kubectl_adapter.contract import errors
 from kubectl_adapter.contract.models import DryRunPlan, Snapshot
 from kubectl_adapter.contract.spec import ContainerSpec, parse_spec
 from kubectl_adapter.kubectl.config import ClusterConfig
+from kubectl_adapter.kubectl.transcript import pasteable_manifest
 from kubectl_adapter.operations import lifecycle, waits
 from kubectl_adapter.operations.provider import KubernetesProvider
 from kubectl_adapter.rules import clock as clock_module
@@ -377,10 +380,12 @@ def test_create_dry_run_runs_nothing(fp: FakeProcess) -> None:
     plan = make_provider(dry_run=True).create(parse_spec(SPEC))
     assert isinstance(plan, DryRunPlan)
     assert plan.commands[1].startswith("kubectl -n testns --request-timeout 10s apply")
-    # The wait as it really runs: 10 s slices until --timeout, said in a shell comment.
+    # The wait as a whole (pasted, it waits as long as the adapter would); its slices are
+    # said in a shell comment.
     assert plan.commands[2] == (
-        "kubectl -n testns rollout status deployment/web-1 --timeout=10s  # first 10 s slice; "
-        "repeated, with a read of the workload between slices, until --timeout 300 s has passed"
+        "kubectl -n testns rollout status deployment/web-1 --timeout=300s  # the adapter runs "
+        "this wait in 10 s slices until --timeout 300 s, with a read between slices to stop "
+        "early when the wait cannot succeed"
     )
     assert plan.manifest is not None and "web-1" in plan.manifest
     assert fp.calls == type(fp.calls)()
@@ -543,6 +548,31 @@ def test_start_scales_a_stopped_workload_and_waits(fp: FakeProcess, clock: Clock
     fp.register(READ, stdout=kubectl_list(running_objects()))
     snapshot = make_provider().start("testns/web-1")
     assert isinstance(snapshot, Snapshot) and snapshot.status == "running"
+
+
+def test_a_sliced_wait_is_logged_once_as_the_whole_wait(
+    fp: FakeProcess, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """-v shows the wait as an operator would paste it: one command bounded by --timeout;
+    the slices that follow (after the read between them) are comments."""
+    caplog.set_level(logging.INFO, logger="kubectl_adapter")
+    fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
+    fp.register(SCALE_1, stdout="deployment.apps/web-1 scaled\n")
+    fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
+    fp.register(READ, stdout=kubectl_list(running_objects()))  # between the slices
+    fp.register(rollout(), stdout=ROLLED_OUT)
+    fp.register(READ, stdout=kubectl_list(running_objects()))
+    make_provider(timeout=300, verbose=True).start("testns/web-1")
+    logged = [r.getMessage() for r in caplog.records if r.name == "kubectl_adapter"]
+    waits = [line for line in logged if "rollout status" in line]
+    assert waits == [
+        "kubectl -n testns rollout status deployment/web-1 --timeout=300s  # the adapter runs "
+        "this wait in 10 s slices until --timeout 300 s, with a read between slices to stop "
+        "early when the wait cannot succeed",
+        "# still waiting: next slice, kubectl -n testns rollout status deployment/web-1 "
+        "--timeout=10s",
+    ]
+    assert sum(1 for line in logged if not line.startswith("#")) == 5  # get, scale, wait, 2 reads
 
 
 def test_start_of_a_running_workload_does_not_scale(fp: FakeProcess, clock: Clock) -> None:
@@ -1100,21 +1130,50 @@ def test_stop_raced_by_a_start_says_so_after_one_slice(fp: FakeProcess, clock: C
 # -- --dry-run prints what the real run executes -------------------------------------------------
 
 
-def _without_notes(plan: DryRunPlan) -> list[list[str]]:
+def _argv(shown: str) -> list[str]:
+    """The argv of a plan entry: its first line, without comment and heredoc operator, and a
+    wait with its first slice's --timeout (the entry shows the whole wait)."""
     import shlex
 
-    return [shlex.split(command, comments=True) for command in plan.commands]
+    argv = [a for a in shlex.split(shown.split("\n")[0], comments=True) if not a.startswith("<<")]
+    if argv[:4] == ["kubectl", "-n", "testns", "wait"] or "rollout" in argv[:4]:
+        argv = [re.sub(r"^--timeout=\d+s$", "--timeout=10s", a) for a in argv]
+    return argv
+
+
+def _without_notes(plan: DryRunPlan) -> list[list[str]]:
+    return [_argv(command) for command in plan.commands]
+
+
+def _uncommented(shown: str) -> str:
+    """A plan entry or a logged command without its note (the first line's comment)."""
+    first, newline, rest = shown.partition("\n")
+    return first.split("  # ", 1)[0] + newline + rest
 
 
 def _planned_then_ran(
     fp: FakeProcess, plan_calls: int, operation: Any
 ) -> tuple[list[list[str]], list[list[str]]]:
-    """The plan (after its own reads) and the argv the real run then executed."""
+    """The plan (after its own reads) and the argv the real run then executed; the plan's
+    text is also what the real run's -v log shows of the commands it ran."""
     plan = operation(make_provider(dry_run=True))
     assert isinstance(plan, DryRunPlan)
     assert len(fp.calls) == plan_calls  # a dry run reads, it never writes
     assert not any(verb in c for c in calls(fp) for verb in ("apply", "scale", "delete"))
-    operation(make_provider())
+    logger = logging.getLogger("kubectl_adapter")
+    records: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: records.append(record.getMessage())  # type: ignore[method-assign]
+    logger.addHandler(handler)
+    level = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        operation(make_provider(verbose=True))
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    logged = [_uncommented(r) for r in records if not r.startswith("#")]
+    assert [_uncommented(c) for c in plan.commands] == logged
     ran = [["kubectl", *c[1:]] for c in calls(fp)[plan_calls:]]
     return _without_notes(plan), ran
 
@@ -1182,7 +1241,10 @@ def test_dry_run_reconfigure_equals_the_real_run(fp: FakeProcess, clock: Clock) 
 
     planned, ran = _planned_then_ran(fp, 1, reconfigure)
     assert planned == ran == [GET, APPLY_JSON, rollout(), READ]
-    assert sent == [plans[0].manifest]  # the manifest shown is the one sent, with its precondition
+    # The manifest shown is the one sent, less the resourceVersion (the uid stays): pasted
+    # later it still applies, and only to this Deployment.
+    assert pasteable_manifest(sent[0]) == (plans[0].manifest, '"1001"')
+    assert 'uid: "uid-deploy-web-1"' in plans[0].manifest
 
 
 def test_dry_run_status_reads_the_selector(fp: FakeProcess) -> None:
