@@ -17,19 +17,9 @@ from typing import Any
 __all__ = ["dump"]
 
 # Words some YAML reader takes for a boolean or null (1.1 and 1.2, any case).
-_RESERVED = frozenset(
-    ["y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"]
-)  # fmt: skip
+_RESERVED = frozenset(["y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"])
 # Plain: printable ASCII without '#', not starting with an indicator, a digit or a sign.
 _PLAIN = re.compile(r"[A-Za-z_/(][\x20-\x22\x24-\x7e]*")
-# YAML's printable characters, less NEL, the line and paragraph separators (line breaks to a
-# YAML reader) and the byte order mark.
-_PRINTABLE = r"\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
-# Double-quoted without an escape: those, less the quote and the backslash.
-_UNESCAPED = re.compile(rf"[\x20\x21\x23-\x5b\x5d-\x7e{_PRINTABLE}]")
-# A literal block keeps a line exactly when it holds only those (tab, CR and the like
-# would need escapes) and ends in no space.
-_LITERAL_LINE = re.compile(rf"(?:[\x20-\x7e{_PRINTABLE}]*[\x21-\x7e{_PRINTABLE}])?")
 # YAML's limit on an implicit key is 1024 characters; longer ones are written explicitly.
 _SIMPLE_KEY_LIMIT = 1000
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
@@ -144,10 +134,24 @@ def _string(text: str) -> str:
     return _quoted(text)
 
 
+def _printable(char: str) -> bool:
+    """YAML's printable characters, less NEL, the line and paragraph separators (line
+    breaks to a YAML reader) and the byte order mark. (A regular expression over these
+    ranges costs milliseconds to compile at every start.)"""
+    code = ord(char)
+    if code < 0xA0:
+        return 0x20 <= code <= 0x7E
+    if code <= 0xD7FF:
+        return code not in (0x2028, 0x2029)
+    return (0xE000 <= code <= 0xFFFD and code != 0xFEFF) or 0x10000 <= code <= 0x10FFFF
+
+
 def _quoted(text: str) -> str:
+    if text.isascii() and text.isprintable():  # the common case: nothing but " and \
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
     out = ['"']
     for char in text:
-        if _UNESCAPED.match(char):
+        if char not in '"\\' and _printable(char):
             out.append(char)
             continue
         escape = _ESCAPES.get(char)
@@ -170,7 +174,9 @@ def _literal(text: str, indent: int) -> tuple[str, list[str]] | None:
         return None
     body = text[:-1] if text.endswith("\n") else text
     lines = body.split("\n")
-    if not all(_LITERAL_LINE.fullmatch(line) for line in lines):
+    # Each line kept exactly: printable characters only (a tab or CR would need an
+    # escape), and no trailing space.
+    if any(line.endswith(" ") or not all(map(_printable, line)) for line in lines):
         return None
     pad = " " * indent
     return (" |" if text.endswith("\n") else " |-"), [
