@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import shtab
@@ -242,3 +243,111 @@ def test_bash_completes_kubectl_adapter(tmp_path: Path) -> None:
         GET_COMP_WORDS,
     )
     assert sorted(offered) == ["json", "table", "yaml"]
+
+
+# -- provider IDs from the cluster ---------------------------------------------------------
+
+
+def test_a_provider_id_slot_asks_the_lookup_with_the_words_typed() -> None:
+    seen: list[list[str]] = []
+
+    def lookup(words: Any) -> list[str]:
+        seen.append(list(words))
+        return ["ns/web-1", "ns/web-2", "ns/db"]
+
+    parser = build_parser()
+    assert candidates(parser, ["-n", "ns", "status", "ns/w"], lookup) == (
+        ["ns/web-1", "ns/web-2"],
+        NO_FILE,
+    )
+    assert seen == [["-n", "ns", "status"]]
+    assert candidates(parser, ["list", ""], lookup) == ([], NO_FILE)  # no slot: not asked
+    assert candidates(parser, ["status", "ns/db", ""], lookup) == ([], NO_FILE)
+    assert len(seen) == 1
+
+
+@pytest.fixture(scope="module")
+def workloads(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A fake cluster holding two Manager workloads (nodes 7 and 8) and one other Deployment."""
+    import json
+
+    from tests.fakecluster import FakeCluster
+
+    workdir = tmp_path_factory.mktemp("complete")
+    with FakeCluster(
+        workdir / "fake", namespaces=("default", "testns"), default_namespace="testns"
+    ) as fake:
+        kubeconfig = str(fake.kubeconfig)
+        for name, node in (("web-1", "7"), ("web-2", "8")):
+            spec = {"containerId": f"c-{name}", "nodeId": node, "hostname": name}
+            spec |= {"image": "nginx:latest", "cpus": 0.1, "memoryMb": 64}
+            render = subprocess.run(
+                [sys.executable, "-m", "kubectl_adapter", "-n", "testns", "render", "--spec", "-"],
+                input=json.dumps(spec),
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=True,
+            )
+            subprocess.run(
+                [_kubectl(), "--kubeconfig", kubeconfig, "apply", "-f", "-"],
+                input=render.stdout,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=True,
+            )
+        other = {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "not-managed", "namespace": "testns"},
+            "spec": {
+                "selector": {"matchLabels": {"app": "x"}},
+                "template": {
+                    "metadata": {"labels": {"app": "x"}},
+                    "spec": {"containers": [{"name": "x", "image": "nginx"}]},
+                },
+            },
+        }
+        subprocess.run(
+            [_kubectl(), "--kubeconfig", kubeconfig, "apply", "-f", "-"],
+            input=json.dumps(other),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        yield kubeconfig
+
+
+def test_provider_ids_are_manager_workloads_where_the_flags_point(workloads: str) -> None:
+    from kubectl_adapter.cli.completion import provider_ids
+
+    assert provider_ids(["--kubeconfig", workloads, "-n", "testns"]) == [
+        "testns/web-1",
+        "testns/web-2",
+    ]
+    assert provider_ids([f"--kubeconfig={workloads}", "--node-id", "8", "status"]) == [
+        "testns/web-2"
+    ]
+    assert provider_ids(["--kubeconfig", workloads, "-n", "default"]) == []
+    assert provider_ids(["--kubeconfig", "/nonexistent/kubeconfig"]) == []
+
+
+def test_kubectl_adapter_tab_lists_the_workloads(workloads: str) -> None:
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    proc = subprocess.run(
+        [_kubectl(), "__complete", "adapter", "--kubeconfig", workloads, "stop", "testns/web"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["testns/web-1", "testns/web-2", ":4"]
+
+
+def test_bash_completes_provider_ids(bash_script: Path, workloads: str) -> None:
+    line = f"kubectl-adapter --kubeconfig {workloads} --node-id 7 status testns/"
+    assert bash_complete(bash_script, line, "_shtab_kubectl_adapter") == ["testns/web-1"]

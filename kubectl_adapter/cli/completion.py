@@ -9,16 +9,27 @@ by ``completion``.
 ``kubectl_complete-adapter`` found on PATH with the words after ``adapter`` (the last one
 being completed, possibly empty) and reads Cobra's format back: one candidate per line,
 ``candidate<TAB>description``, then ``:DIRECTIVE``. ``candidates`` answers from the same
-parser, in pure code.
+parser, in pure code. A ``PROVIDER_ID`` is completed from the cluster the typed flags
+point at: one bounded ``kubectl get deployments`` of Manager's workloads (``provider_ids``);
+the bash script asks ``kubectl_complete-adapter`` for it, so only that TAB starts Python.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-__all__ = ["candidates", "cobra_lines", "kubectl_complete", "script"]
+from .parser import DIRECTORY, FILE
+
+__all__ = ["candidates", "cobra_lines", "kubectl_complete", "provider_ids", "script"]
+
+# Given the words typed before the one being completed, the provider IDs to offer.
+Lookup = Callable[[Sequence[str]], list[str]]
+
+# A completion must come back at once or not at all: the lookup's bounds, in seconds.
+LOOKUP_REQUEST_TIMEOUT = 2.0
+LOOKUP_DEADLINE = 4.0
 
 # Cobra's ShellCompDirective values (spf13/cobra, completions.go).
 DEFAULT = 0  # the shell may complete file names
@@ -57,14 +68,19 @@ def _value_candidates(action: argparse.Action, prefix: str) -> tuple[list[str], 
     if action.choices is not None:
         return [str(c) for c in action.choices if str(c).startswith(prefix)], NO_FILE
     complete = getattr(action, "complete", None)
-    if isinstance(complete, dict):
-        return [], FILTER_DIRS if complete.get("zsh") == "_files -/" else DEFAULT
+    if complete == DIRECTORY:
+        return [], FILTER_DIRS
+    if complete == FILE:
+        return [], DEFAULT
     return [], NO_FILE
 
 
-def candidates(parser: argparse.ArgumentParser, words: Sequence[str]) -> tuple[list[str], int]:
+def candidates(
+    parser: argparse.ArgumentParser, words: Sequence[str], lookup: Lookup | None = None
+) -> tuple[list[str], int]:
     """Completions of the last of ``words`` (the words after the program's name), and the
-    Cobra directive; each candidate may carry a description after a tab."""
+    Cobra directive; each candidate may carry a description after a tab. ``lookup`` finds
+    the provider IDs (none without it)."""
     *done, current = list(words) or [""]
     commands = _subcommands(parser)
     active = parser
@@ -110,8 +126,61 @@ def candidates(parser: argparse.ArgumentParser, words: Sequence[str]) -> tuple[l
         ], NO_FILE
     slots = [a for a in active._actions if not a.option_strings and a.dest != "help"]
     if positionals < len(slots):
-        return _value_candidates(slots[positionals], current)
+        slot = slots[positionals]
+        if slot.dest == "provider_id" and lookup is not None:
+            return [pid for pid in lookup(done) if pid.startswith(current)], NO_FILE
+        return _value_candidates(slot, current)
     return [], NO_FILE
+
+
+_CONNECTION = {
+    "--kubeconfig": "kubeconfig",
+    "--context": "context",
+    "-n": "namespace",
+    "--namespace": "namespace",
+    "--kubectl": "kubectl",
+    "--cache-dir": "cache_dir",
+    "--node-id": "node_id",
+}
+
+
+def provider_ids(words: Sequence[str]) -> list[str]:
+    """Manager's workloads where the typed flags point (``-n``, ``--context``…, ``--node-id``),
+    as ``namespace/name``: one ``kubectl get``, bounded; nothing when it fails (a TAB never
+    prints an error)."""
+    from ..contract.errors import AdapterError
+    from ..contract.naming import MANAGED_LABEL, NODE_ID_LABEL, selector_string
+    from ..kubectl.config import ClusterConfig
+    from ..kubectl.runner import KubectlRunner
+
+    given: dict[str, str] = {}
+    for index, word in enumerate(words):
+        name, equals, value = word.partition("=")
+        if name in _CONNECTION:
+            if equals:
+                given[_CONNECTION[name]] = value
+            elif index + 1 < len(words):
+                given[_CONNECTION[name]] = words[index + 1]
+    labels = {MANAGED_LABEL: "true"}
+    if "node_id" in given:
+        labels[NODE_ID_LABEL] = given.pop("node_id")
+    config = ClusterConfig(
+        kubeconfig=given.get("kubeconfig"),
+        context=given.get("context"),
+        namespace=given.get("namespace"),
+        kubectl=given.get("kubectl"),
+        cache_dir=given.get("cache_dir"),
+        request_timeout=LOOKUP_REQUEST_TIMEOUT,
+        call_timeout=LOOKUP_DEADLINE,
+        deadline=LOOKUP_DEADLINE,
+    )
+    columns = "custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name"
+    args = ["get", "deployments", "-l", selector_string(labels), "-o", columns, "--no-headers"]
+    try:
+        out = KubectlRunner(config).run(args).stdout
+    except AdapterError:
+        return []
+    return ["/".join(line.split()) for line in out.splitlines() if len(line.split()) == 2]
 
 
 def _one_line(text: str | None) -> str:
@@ -129,7 +198,7 @@ def kubectl_complete(argv: Sequence[str] | None = None) -> int:
     from .parser import build_parser
 
     words = list(sys.argv[1:] if argv is None else argv)
-    found, directive = candidates(build_parser(), words)
+    found, directive = candidates(build_parser(), words, provider_ids)
     sys.stdout.write(cobra_lines(found, directive))
     sys.stdout.flush()
     return 0

@@ -35,6 +35,17 @@ DIRECTORY = {
     "powershell": "_shtab_powershell_compgen_dirs",
 }
 SHELLS = ("bash", "zsh")
+# A PROVIDER_ID in bash: kubectl_complete-adapter asks the cluster (completion.provider_ids)
+# with the words typed so far; its last line is Cobra's directive, dropped here.
+PROVIDER_ID = {
+    "bash": "_kubectl_adapter_provider_ids",
+    "preamble": {
+        "bash": """_kubectl_adapter_provider_ids() {
+  command -v kubectl_complete-adapter >/dev/null 2>&1 || return 0
+  kubectl_complete-adapter "${COMP_WORDS[@]:1:COMP_CWORD-1}" "$1" 2>/dev/null | sed '$d'
+}"""
+    },
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -183,7 +194,10 @@ def build_parser() -> argparse.ArgumentParser:
         return sub
 
     def provider_id(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("provider_id", metavar="PROVIDER_ID", help="namespace/deployment-name")
+        action = sub.add_argument(
+            "provider_id", metavar="PROVIDER_ID", help="namespace/deployment-name"
+        )
+        action.complete = PROVIDER_ID  # type: ignore[attr-defined]
 
     def owner(sub: argparse.ArgumentParser) -> None:
         sub.add_argument(
