@@ -14,7 +14,7 @@ from kubectl_adapter.cli import app as cli
 from kubectl_adapter.cli.help_texts import COMMANDS
 from kubectl_adapter.cli.parser import build_parser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CLI_MD = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
 SPEC_COMMANDS = ("render", "create", "reconfigure")
 

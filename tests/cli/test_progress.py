@@ -219,8 +219,8 @@ def test_each_wait_says_what_it_awaits(
 ) -> None:
     """start/create/reconfigure (rollout), stop and delete each wrap their wait."""
     from kubectl_adapter.operations.provider import KubernetesProvider
-
-    from .k8s_objects import deployment
+    from kubectl_adapter.operations.workload import Workloads
+    from tests.k8s_objects import deployment
 
     recorder = Recorder()
     provider = KubernetesProvider(ClusterConfig(kubectl="kubectl", timeout=42))
@@ -231,22 +231,20 @@ def test_each_wait_says_what_it_awaits(
 
     def run(args: Any, **kwargs: Any) -> Any:
         # Inside the wait, and only there, the watcher has been told.
-        waiting = (
-            any(call[0] == "begin" for call in recorder.calls) and recorder.calls[-1][0] != "end"
-        )
+        begun = [call for call in recorder.calls if call[0] == "begin"]
+        waiting = bool(begun) and recorder.calls[-1][0] != "end"
         if kwargs.get("request_timeout") is False:
             assert waiting, args
             if method == "delete":
                 state["deployment"] = None
         return None
 
-    monkeypatch.setattr(KubernetesProvider, "_get_deployment", get)
+    def until_running(self: Any, pid: Any, selector: str, uid: Any, verb: str) -> None:
+        self.wait(pid.namespace, pid.name, selector)
+
+    monkeypatch.setattr(Workloads, "get_deployment", get)
+    monkeypatch.setattr(Workloads, "until_running", until_running)
     monkeypatch.setattr(provider.runner, "run", run)
-    monkeypatch.setattr(
-        KubernetesProvider,
-        "_until_running",
-        lambda self, pid, sel, uid, verb: self._wait(pid.namespace, pid.name, sel),
-    )
     with progress.watching(recorder):
         getattr(provider, method)("testns/web-1")
     assert recorder.calls[0] == ("begin", what, "42")
@@ -255,7 +253,7 @@ def test_each_wait_says_what_it_awaits(
 
 # -- end to end: the real CLI on a pseudo-terminal -------------------------------------------
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_on_terminal(cluster: Any, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
@@ -356,8 +354,11 @@ def test_a_terminal_sees_one_progress_line_per_wait(fake: Any) -> None:
     assert code == 0
     assert "waiting for deletion of testns/tty-1 and its Pods (0s of 30s)" in terminal
     # -v lines are whole lines above the progress line, never cut by it
-    logged = [line.rsplit(ERASE, 1)[-1] for line in terminal.split("\r\n") if "+ kubectl" in line]
-    assert logged and all(line.startswith("kubectl-adapter: + kubectl") for line in logged)
+    lines = [line.rsplit(ERASE, 1)[-1] for line in terminal.split("\r\n") if line]
+    assert lines[0].startswith("# kubectl-adapter ")
+    assert all(line.startswith(("kubectl ", "# ")) for line in lines), lines
+    commands = [line for line in lines if line.startswith("kubectl ")]
+    assert len(commands) == 3 and "delete deployment tty-1" in commands[1]
     # the progress line was erased before the confirming read was logged
     assert "waiting for" not in terminal.rsplit(ERASE, 1)[1]
 

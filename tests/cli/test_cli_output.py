@@ -14,8 +14,8 @@ from pytest_subprocess import FakeProcess
 from kubectl_adapter.cli import app as cli
 from kubectl_adapter.cli.output import write_result
 from kubectl_adapter.cli.tables import table
+from tests.k8s_objects import deployment, kubectl_list, kubectl_object, pod, replicaset
 
-from .k8s_objects import deployment, kubectl_list, kubectl_object, pod, replicaset
 from .test_tables import CHECK, NODE
 
 K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
@@ -152,7 +152,7 @@ def test_a_usage_error_with_yaml_asked_is_yaml(capsys: pytest.CaptureFixture[str
 def test_render_is_yaml_whatever_is_asked(capsys: pytest.CaptureFixture[str]) -> None:
     from pathlib import Path
 
-    spec = str(Path(__file__).resolve().parent.parent / "examples" / "nginx.json")
+    spec = str(Path(__file__).resolve().parents[2] / "examples" / "nginx.json")
     code, manifest, _ = run(capsys, "-n", "testns", "render", "--spec", spec)
     assert code == 0 and manifest.startswith("apiVersion: apps/v1\n")
     assert run(capsys, "-n", "testns", "render", "--spec", spec, "-o", "yaml") == (0, manifest, "")
