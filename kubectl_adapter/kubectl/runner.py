@@ -31,6 +31,7 @@ from typing import IO, Any, NamedTuple
 
 from ..contract.errors import AdapterError, ConfigurationError, InternalError, Timeout, Unavailable
 from ..contract.redact import redact, register_kubeconfig_secrets
+from . import progress
 from .bounds import READ_GRACE_SECONDS
 from .config import ClusterConfig
 from .interrupts import deferred
@@ -355,7 +356,7 @@ class KubectlRunner:
             try:
                 for line in iter(source.readline, ""):
                     sink.append(line)
-                    if echo:
+                    if echo and not progress.note(redact(line.rstrip())):
                         # Under -v stderr is a pasteable log: progress goes in as comments.
                         mark = "# " if self.config.verbose else ""
                         self.progress.write(f"{mark}kubectl: {redact(line.rstrip())}\n")

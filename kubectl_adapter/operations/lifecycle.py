@@ -8,7 +8,7 @@ from time import monotonic
 from ..contract.errors import Timeout
 from ..contract.models import DeleteResult, DryRunPlan, Snapshot
 from ..contract.naming import ProviderId, deployment_selector, parse_provider_id
-from ..kubectl import commands
+from ..kubectl import commands, progress
 from ..kubectl.runner import process_bound
 from ..kubectl.transcript import Wait
 from ..rules.ownership import check_ownership
@@ -63,7 +63,8 @@ def stop(
         )
     if scale:
         node.runner.run(commands.scale(pid.name, 0), namespace=pid.namespace)
-    wait_pods_gone(node, pid, selector, uid_of(deployment))
+    with progress.awaiting(f"the Pods of {pid} to go", node.config.timeout):
+        wait_pods_gone(node, pid, selector, uid_of(deployment))
     stopped = copy.deepcopy(deployment)
     stopped.setdefault("spec", {})["replicas"] = 0
     stopped["status"] = {
@@ -118,12 +119,13 @@ def delete(
         return DeleteResult(provider_id=str(pid), deleted=False, already_missing=True)
     selector = deployment_selector(deployment)
     try:
-        node.runner.run(
-            delete,
-            namespace=pid.namespace,
-            timeout=process_bound(node.config.timeout),
-            request_timeout=False,
-        )
+        with progress.awaiting(f"deletion of {pid} and its Pods", node.config.timeout):
+            node.runner.run(
+                delete,
+                namespace=pid.namespace,
+                timeout=process_bound(node.config.timeout),
+                request_timeout=False,
+            )
     except Timeout as exc:
         # kubectl waits for whatever now bears the name: maybe a re-created Deployment.
         current = node.get_deployment(pid)

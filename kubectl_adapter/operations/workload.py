@@ -8,7 +8,7 @@ from ..contract.errors import AdapterError, NotFound
 from ..contract.models import Snapshot
 from ..contract.naming import ProviderId
 from ..contract.statuses import Status
-from ..kubectl import commands
+from ..kubectl import commands, progress
 from ..kubectl.config import ClusterConfig
 from ..kubectl.runner import KubectlRunner
 from ..rules.races import not_running
@@ -80,14 +80,15 @@ class Workloads:
                 )
             return objects
 
-        wait_rollout(
-            self.runner,
-            namespace,
-            name,
-            self.config.timeout,
-            read,
-            self.explainer(namespace, name, selector),
-        )
+        with progress.awaiting(f"rollout of {namespace}/{name}", self.config.timeout):
+            wait_rollout(
+                self.runner,
+                namespace,
+                name,
+                self.config.timeout,
+                read,
+                self.explainer(namespace, name, selector),
+            )
 
     def snapshot_after(self, namespace: str, name: str, selector: str) -> Snapshot:
         deployment, replicasets, pods = self.read_workload(namespace, name, selector)

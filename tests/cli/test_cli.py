@@ -88,7 +88,8 @@ def test_capabilities(capsys: pytest.CaptureFixture[str]) -> None:
     "argv",
     [
         ["frobnicate"],
-        [],
+        ["-n", "ns"],  # flags but no command (no arguments at all prints the help)
+        ["-o", "yaml", "-o", "xml", "list"],
         ["status"],
         ["create"],
         ["--timeout", "0", "status", "ns/web-1"],
