@@ -271,23 +271,19 @@ def run_command(args: argparse.Namespace) -> Any:
     raise InvalidInput(f"unknown command {command!r}")  # pragma: no cover - argparse stops it
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
+    """Run one command. ``process``: this is the whole process (the entry point), so signals
+    stay handled (ignored after the first) until it exits."""
     # A short-lived process that creates no reference cycles worth collecting, while the
     # cyclic GC would rescan kubectl's parsed output (millions of objects for a big list)
     # on every allocation burst: a third of `list`'s time at 5,000 workloads.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _main(argv)
+        return _run(argv, monotonic(), process)
     finally:
         if collecting:
             gc.enable()
-
-
-def _main(argv: Sequence[str] | None) -> int:
-    started = monotonic()
-    with interrupting() as finishing:
-        return _run(argv, started, finishing)
 
 
 def _interrupted(signum: int) -> int:
@@ -301,15 +297,18 @@ def _interrupted(signum: int) -> int:
     return 128 + signum
 
 
-def _run(argv: Sequence[str] | None, started: float, finishing: Callable[[], None]) -> int:
-    parser = build_parser()
+def _run(argv: Sequence[str] | None, started: float, process: bool) -> int:
+    finishing: Callable[[], None] = _nothing
+    # The handlers are installed inside the try: a signal at any moment (even one held since
+    # the process started, or one while the parser is built) ends in the Interrupted document.
     try:
-        args = parser.parse_args(argv)
-        args.started = started
-        if args.verbose:
-            _log_to_stderr()
-        result = run_command(args)
-        finishing()
+        with interrupting(until_exit=process) as finishing:
+            args = build_parser().parse_args(argv)
+            args.started = started
+            if args.verbose:
+                _log_to_stderr()
+            result = run_command(args)
+            finishing()
     except AdapterError as exc:
         finishing()
         _print_json(exc.to_json())
@@ -338,6 +337,10 @@ def _run(argv: Sequence[str] | None, started: float, finishing: Callable[[], Non
 
         return check_exit_code(result)  # the document is printed either way
     return 0
+
+
+def _nothing() -> None:
+    """``finishing`` before the handlers are installed."""
 
 
 def _log_to_stderr() -> None:
