@@ -175,15 +175,24 @@ def _deadline(args: argparse.Namespace) -> float:
     )
 
 
+def _check_identity_flags(args: argparse.Namespace) -> None:
+    """``--node-id`` and ``-n`` are checked like any other input, before any kubectl call."""
+    from ..contract.naming import DNS1123_RULE, LABEL_VALUE_RULE, is_dns1123_label, is_label_value
+
+    if args.node_id is not None and not is_label_value(args.node_id):
+        raise InvalidInput(f"--node-id {LABEL_VALUE_RULE}")
+    if args.namespace is not None and not is_dns1123_label(args.namespace):
+        raise InvalidInput(
+            f"-n/--namespace {args.namespace!r} {DNS1123_RULE}",
+            {"field": "namespace", "namespace": args.namespace},
+        )
+
+
 def _config(args: argparse.Namespace) -> ClusterConfig:
     from ..kubectl.bounds import DEFAULT_CALL_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WAIT_TIMEOUT
     from ..kubectl.config import ClusterConfig
 
-    if args.node_id is not None:
-        from ..contract.naming import LABEL_VALUE_RULE, is_label_value
-
-        if not is_label_value(args.node_id):
-            raise InvalidInput(f"--node-id {LABEL_VALUE_RULE}")
+    _check_identity_flags(args)
     return ClusterConfig(
         kubeconfig=args.kubeconfig,
         context=args.context,
@@ -217,6 +226,7 @@ def _dump(value: Any) -> Any:
 def run_command(args: argparse.Namespace) -> Any:
     """Dispatch one parsed command; returns what is printed (str for render, else JSON)."""
     command = args.command
+    _check_identity_flags(args)
     if command == "capabilities":
         from ..contract.capabilities import CAPABILITIES
 

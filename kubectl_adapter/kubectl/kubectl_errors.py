@@ -91,7 +91,19 @@ ERROR_TABLE: tuple[Rule, ...] = (
         ConfigurationError,
         "no current context in the kubeconfig",
     ),
-    _rule(r"error: stat .*: no such file or directory", ConfigurationError, "kubeconfig missing"),
+    _rule(
+        r"error: stat .*: (?:no such file or directory|not a directory)",
+        ConfigurationError,
+        "kubeconfig missing",
+    ),
+    # The kubeconfig's client certificate or key is not PEM (garbage client-certificate-data):
+    # before the connection rules, whose "tls: " would call it an outage worth retrying.
+    _rule(
+        r"tls: failed to find any PEM data|tls: failed to parse private key|"
+        r"tls: private key does not match public key|tls: found a certificate rather than a key",
+        ConfigurationError,
+        "invalid client certificate or key in the kubeconfig",
+    ),
     _rule(
         r"error loading config file|couldn't get version/kind; json parse error|"
         r"invalid configuration|exec plugin|getting credentials: ",
@@ -101,7 +113,8 @@ ERROR_TABLE: tuple[Rule, ...] = (
     # Input kubectl rejected before sending anything (no network involved, so no outage or
     # credential rule can be the real cause).
     _rule(
-        r"^error: error parsing |^error: no objects passed to |does not match the namespace",
+        r"^error: error parsing |^error: no objects passed to |does not match the namespace|"
+        r"^error: invalid namespace ",
         InvalidInput,
         "rejected input",
     ),
@@ -147,6 +160,22 @@ ERROR_TABLE: tuple[Rule, ...] = (
         r"^an error on the server \(",
         Unavailable,
         "API server error",
+    ),
+    # 410: the server no longer has what a read asked for (Expired: a resourceVersion or
+    # continue token too old; Gone). A fresh read is the remedy, so it is worth retrying.
+    _rule(
+        r"Error from server \((?:Expired|Gone)\)|^too old resource version: |"
+        r"continue parameter is too old",
+        Unavailable,
+        "API server answered 410 (Expired/Gone): the read is stale, a new one may succeed",
+    ),
+    # Something other than the API server answered at its URL (a proxy's sign-in or error
+    # page, with status 200): kubectl cannot decode the body.
+    _rule(
+        r"serializer for \S+(?:; charset=\S+)? doesn't exist|"
+        r"invalid character '<' looking for beginning of value",
+        Unavailable,
+        "not the API server: a proxy or load balancer answered with a page kubectl cannot read",
     ),
     # A bare 404 with no object named: the URL does not serve the Kubernetes API (discovery or
     # /version not found). Saying "not found" would claim the Deployment is gone.
@@ -267,8 +296,8 @@ def classify(
             return rule.error(message, details)
     message = main_message(cleaned) or f"kubectl exited with status {returncode}"
     answered = [int(m["code"]) for m in _RESPONSE.finditer(stderr)]
-    if answered and (answered[-1] >= 500 or answered[-1] == 429):
-        # Only -v=6 runs (scale) show this: a 5xx whose body no rule recognises.
+    if answered and (answered[-1] >= 500 or answered[-1] in (410, 429)):
+        # Only -v=6 runs (scale) show this: a 5xx, 410 or 429 whose body no rule recognises.
         details["reason"] = f"API server answered {answered[-1]}"
         return Unavailable(message, details)
     return InternalError(message, details)

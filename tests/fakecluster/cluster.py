@@ -335,9 +335,13 @@ class FakeCluster:
         retry_after: int | None = None,
         *,
         include_discovery: bool = False,
-        body: dict[str, Any] | None = None,
+        body: dict[str, Any] | bytes | None = None,
+        content_type: str | None = None,
     ) -> None:
-        """Answer the next `count` matching API requests with a real-looking Status."""
+        """Answer the next `count` matching API requests with a real-looking Status.
+
+        ``body`` replaces it (bytes are sent as they are, e.g. a proxy's HTML page with
+        ``content_type="text/html"``; any status code, 200 included)."""
         self.faults.add(
             FailRule(
                 count,
@@ -347,6 +351,7 @@ class FakeCluster:
                 retry_after,
                 include_discovery,
                 body,
+                content_type,
             )
         )
 

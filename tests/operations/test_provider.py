@@ -351,7 +351,7 @@ def test_create_without_namespace_uses_the_contexts(fp: FakeProcess, clock: Cloc
             "view",
             "--minify",
             "-o",
-            "jsonpath={..namespace}",
+            "jsonpath={.contexts[0].context.namespace}",
         ],
         stdout="testns",
     )
