@@ -239,6 +239,14 @@ def run_command(args: argparse.Namespace) -> Any:
         started = getattr(args, "started", None)
         left = _deadline(args) - (monotonic() - started) if started is not None else math.inf
         spec = load_spec(args.spec, wait_seconds=max(0.01, min(SPEC_WAIT_SECONDS, left)))
+        if args.node_id is not None and spec.node_id != args.node_id:
+            # The workload would carry the spec's node ID: this node would never list it and
+            # would refuse to touch it, while the node the spec names does not know it.
+            raise InvalidInput(
+                f"spec nodeId {spec.node_id!r} differs from --node-id {args.node_id!r}: a node "
+                "only creates and reconfigures its own containers",
+                {"field": "nodeId", "spec": spec.node_id, "nodeId": args.node_id},
+            )
     if command == "render":
         # No provider (and so no pydantic): render is the start-up-critical command.
         from ..rules.render import render_manifest

@@ -101,6 +101,20 @@ def test_usage_errors_are_json_with_exit_2(
     assert not fp.calls
 
 
+@pytest.mark.parametrize(
+    "command", [["create"], ["reconfigure", "testns/web-1"], ["render"], ["-n", "testns", "render"]]
+)
+def test_a_spec_of_another_node_is_refused_before_any_call(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess, command: list[str]
+) -> None:
+    """`--node-id 8 create` of a spec with nodeId 7 used to succeed: node 8 then never listed
+    the workload and refused to stop it (its labels said node 7)."""
+    code, document, _ = run(capsys, "--node-id", "8", *command, "--spec", NGINX)
+    assert (code, document["error"]["type"]) == (2, "InvalidInput"), document
+    assert document["error"]["details"] == {"field": "nodeId", "spec": "7", "nodeId": "8"}
+    assert not fp.calls
+
+
 def test_invalid_spec_names_the_field(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     spec = json.loads(Path(NGINX).read_text()) | {"hostname": "Web_1"}
     path = tmp_path / "spec.json"

@@ -233,3 +233,15 @@ def test_namespace_lookup_with_a_hanging_credential_plugin_is_bounded_like_a_rea
                 os.kill(pid, 9)
     assert result.code != 0, result
     assert result.seconds < 15, (result.seconds, result.doc)
+
+
+# -- false success ---------------------------------------------------------------------------
+
+
+def test_create_of_another_nodes_spec_is_refused(cluster: Cluster) -> None:
+    """Node 8 creating a spec of node 7 used to succeed; node 8 never listed it afterwards."""
+    fake = cluster.require_fake()
+    name, cid = cluster.workload("other-node")
+    result = cluster.adapter("--node-id", "8", "create", "--spec", "-", stdin=spec(name, cid))
+    assert (result.code, result.error_type) == (2, "InvalidInput"), result
+    assert fake.get("deployments", "testns", name) is None
