@@ -43,7 +43,7 @@ def test_dry_run_create_prints_commands_and_manifest(
     assert code == 0
     assert document["dryRun"] is True
     assert document["commands"] == [
-        "kubectl -n testns --request-timeout 10s get deployment web-1 --ignore-not-found -o json",
+        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json",
         "kubectl -n testns --request-timeout 10s apply --server-side "
         "--field-manager=opensource-server-manager --force-conflicts -f -",
         "kubectl -n testns rollout status deployment/web-1 --timeout=10s  # first 10 s slice; "
@@ -158,7 +158,7 @@ def test_a_bug_is_internal_error_not_a_traceback_on_stdout(
 
 def test_status_unknown_exits_zero(capsys: pytest.CaptureFixture[str], fp: FakeProcess) -> None:
     fp.register(
-        [*K, "get", "deployment", "web-1", "--ignore-not-found", "-o", "json"],
+        [*K, "get", "deployment", "web-1", "-o", "json"],
         stderr="The connection to the server 127.0.0.1:6443 was refused - did you specify the "
         "right host or port?\n",
         returncode=1,
@@ -207,7 +207,6 @@ def test_global_flags_work_after_the_command(
         "get",
         "deployment",
         "web-1",
-        "--ignore-not-found",
         "-o",
         "json",
     ]
@@ -221,12 +220,16 @@ def test_global_flags_work_after_the_command(
 def test_verbose_logs_each_command_shell_quoted(
     capsys: pytest.CaptureFixture[str], fp: FakeProcess
 ) -> None:
-    fp.register([*K, "get", "deployment", "web-1", "--ignore-not-found", "-o", "json"], stdout="")
+    fp.register(
+        [*K, "get", "deployment", "web-1", "-o", "json"],
+        stderr='Error from server (NotFound): deployments.apps "web-1" not found\n',
+        returncode=1,
+    )
     code, _, err = run(capsys, "-v", "-n", "testns", "status", "testns/web-1")
     assert code == 0
     assert (
-        "kubectl-adapter: + kubectl -n testns --request-timeout 10s get deployment web-1 "
-        "--ignore-not-found -o json" in err
+        "kubectl-adapter: + kubectl -n testns --request-timeout 10s get deployment web-1 -o json"
+        in err
     )
 
 

@@ -32,10 +32,10 @@ LIST = [
     "org.mieweb.opensource-server.managed=true",
 ]
 NAMESPACE = [*K, "get", "namespace", "testns", "--ignore-not-found", "-o", "name"]
-GET = [*K, "get", "deployment", "web-1", "--ignore-not-found", "-o", "json"]
+GET = [*K, "get", "deployment", "web-1", "-o", "json"]
 NODES = [*K, "get", "nodes", "-o", "json"]
 LIST_ARGS = ["get", "deployments,replicasets,pods", "-l", "x", "-o", "json"]
-GET_ARGS = ["get", "deployment", "web-1", "--ignore-not-found", "-o", "json"]
+GET_ARGS = ["get", "deployment", "web-1", "-o", "json"]
 
 
 def _workload() -> list[dict[str, Any]]:

@@ -35,7 +35,11 @@ from tests.k8s_objects import (
 K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
 KW = ["kubectl", "-n", "testns"]  # waits carry no --request-timeout
 SELECTOR = "org.mieweb.opensource-server.container-id=42,org.mieweb.opensource-server.managed=true"
-GET = [*K, "get", "deployment", "web-1", "--ignore-not-found", "-o", "json"]
+GET = [*K, "get", "deployment", "web-1", "-o", "json"]
+ABSENT = {  # kubectl get deployment NAME -o json, the object absent (a 404)
+    "stderr": 'Error from server (NotFound): deployments.apps "web-1" not found\n',
+    "returncode": 1,
+}
 APPLY = [
     *K,
     "apply",
@@ -123,7 +127,7 @@ def calls(fp: FakeProcess) -> list[list[str]]:
 def test_create_applies_waits_and_reports_the_snapshot(fp: FakeProcess, clock: Clock) -> None:
     spec = parse_spec(SPEC)
     seen: dict[str, str] = {}
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(
         APPLY,
         stdout="deployment.apps/web-1 serverside-applied\n",
@@ -202,7 +206,7 @@ def test_create_timeout_explains_why(fp: FakeProcess, clock: Clock) -> None:
     )
     rs = replicaset(dep)
     pending = pod(rs, ready=False, ip=None, phase="Pending")
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
     fp.register(rollout(2), stdout="Waiting...\n", stderr=TIMED_OUT, returncode=1)
     fp.register(READ, stdout=kubectl_list([dep, rs, pending]))
@@ -238,7 +242,7 @@ def test_create_with_a_bad_image_fails_early_naming_the_reason(
         phase="Pending",
         waiting=("ImagePullBackOff", 'Back-off pulling image "nginx:does-not-exist"'),
     )
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
     fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # failure detection
@@ -263,7 +267,7 @@ def test_create_progress_deadline_is_rollout_failed(fp: FakeProcess, clock: Cloc
             ),
         ],
     )
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
     fp.register(
         rollout(), stderr='error: deployment "web-1" exceeded its progress deadline\n', returncode=1
@@ -288,7 +292,7 @@ def test_create_waits_out_the_unschedulable_grace(
     rs = replicaset(dep)
     stuck = pod(rs, ready=False, ip=None, phase="Pending", unschedulable="0/1 nodes are available")
     stuck["status"]["conditions"][0]["lastTransitionTime"] = "2026-11-30T12:00:00Z"
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
     fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # 11 s: inside the grace
@@ -315,7 +319,7 @@ def test_create_stops_on_replica_failure(fp: FakeProcess, clock: Clock) -> None:
         ],
     )
     rs = replicaset(dep)
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
     fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
     fp.register(READ, stdout=kubectl_list([dep, rs]))  # failure detection
@@ -355,7 +359,7 @@ def test_create_without_namespace_uses_the_contexts(fp: FakeProcess, clock: Cloc
         ],
         stdout="testns",
     )
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
     fp.register(rollout(), stdout=ROLLED_OUT)
     fp.register(READ, stdout=kubectl_list(running_objects()))
@@ -380,7 +384,7 @@ def test_status_running_costs_two_calls(fp: FakeProcess) -> None:
 
 
 def test_status_missing(fp: FakeProcess) -> None:
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     snapshot = make_provider().status("testns/web-1")
     assert snapshot.status == "missing"
     assert snapshot.provider_id == snapshot.vmid == "testns/web-1"
@@ -509,7 +513,7 @@ def test_start_of_a_running_workload_does_not_scale(fp: FakeProcess, clock: Cloc
 
 
 def test_start_missing_is_not_found(fp: FakeProcess) -> None:
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     with pytest.raises(errors.NotFound) as info:
         make_provider().start("testns/web-1")
     assert info.value.exit_code == 3
@@ -620,7 +624,7 @@ DELETE = [
 def test_delete_is_foreground_and_reports(fp: FakeProcess) -> None:
     fp.register(GET, stdout=kubectl_object(deployment()))
     fp.register(DELETE, stdout='deployment.apps "web-1" deleted\n')
-    fp.register(GET, stdout="")  # the read that confirms it
+    fp.register(GET, **ABSENT)  # the read that confirms it
     result = make_provider().delete("testns/web-1")
     assert len(fp.calls) == 3
     assert result.to_json() == {
@@ -631,13 +635,26 @@ def test_delete_is_foreground_and_reports(fp: FakeProcess) -> None:
 
 
 def test_delete_twice_is_success(fp: FakeProcess) -> None:
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     result = make_provider().delete("testns/web-1")
     assert result.to_json() == {
         "providerId": "testns/web-1",
         "deleted": False,
         "alreadyMissing": True,
     }
+    assert len(fp.calls) == 1
+
+
+@pytest.mark.parametrize("operation", ["status", "delete", "stop"])
+def test_a_kubectl_that_prints_nothing_is_never_an_absent_deployment(
+    fp: FakeProcess, operation: str
+) -> None:
+    """Exit 0 with nothing on stdout used to make `status` say missing and `delete` say
+    alreadyMissing while the Deployment ran: only a 404 (NotFound) means absent."""
+    fp.register(GET, stdout="")
+    with pytest.raises(errors.InternalError) as info:
+        getattr(make_provider(), operation)("testns/web-1")
+    assert info.value.details["problem"] == "output is empty"
     assert len(fp.calls) == 1
 
 
@@ -899,7 +916,7 @@ def test_reconfigure_racing_a_delete_is_not_found_and_creates_nothing(
 ) -> None:
     fp.register(GET, stdout=kubectl_object(deployment(replicas=replicas)))
     fp.register(APPLY_JSON, stderr=APPLY_UID_MISMATCH, returncode=1)
-    fp.register(GET, stdout="")  # why refused: the Deployment is gone
+    fp.register(GET, **ABSENT)  # why refused: the Deployment is gone
     with pytest.raises(errors.NotFound, match="deleted by another operation") as info:
         make_provider().reconfigure("testns/web-1", parse_spec(SPEC | {"cpus": 0.5}))
     assert info.value.exit_code == 3
@@ -972,7 +989,7 @@ def test_start_or_create_raced_by_a_delete_is_not_found(
         fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
         fp.register(SCALE_1, stdout="deployment.apps/web-1 scaled\n")
     else:
-        fp.register(GET, stdout="")
+        fp.register(GET, **ABSENT)
         fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
     fp.register(rollout(), stdout=ROLLED_OUT)
     fp.register(READ, stdout=kubectl_list([]))  # deleted after the rollout, before the read
@@ -1075,7 +1092,7 @@ def _planned_then_ran(
 
 
 def test_dry_run_create_equals_the_real_run(fp: FakeProcess, clock: Clock) -> None:
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
     fp.register(rollout(), stdout=ROLLED_OUT)
     fp.register(READ, stdout=kubectl_list(running_objects()))
@@ -1111,7 +1128,7 @@ def test_dry_run_delete_equals_the_real_run(fp: FakeProcess) -> None:
     fp.register(GET, stdout=kubectl_object(deployment()))
     fp.register(GET, stdout=kubectl_object(deployment()))
     fp.register(DELETE, stdout='deployment.apps "web-1" deleted\n')
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     planned, ran = _planned_then_ran(fp, 1, lambda p: p.delete("testns/web-1"))
     assert planned == ran == [GET, DELETE, GET]
 
@@ -1148,6 +1165,6 @@ def test_dry_run_status_reads_the_selector(fp: FakeProcess) -> None:
 
 
 def test_dry_run_status_of_a_missing_deployment_plans_the_one_read(fp: FakeProcess) -> None:
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     plan = make_provider(dry_run=True).read_plan("status", "testns/web-1")
     assert _without_notes(plan) == [GET]

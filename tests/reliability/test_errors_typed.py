@@ -245,3 +245,22 @@ def test_create_of_another_nodes_spec_is_refused(cluster: Cluster) -> None:
     result = cluster.adapter("--node-id", "8", "create", "--spec", "-", stdin=spec(name, cid))
     assert (result.code, result.error_type) == (2, "InvalidInput"), result
     assert fake.get("deployments", "testns", name) is None
+
+
+SILENT_KUBECTL = """\
+kubectl "$@" > /dev/null
+"""
+
+
+def test_a_kubectl_that_prints_nothing_is_never_missing(
+    cluster: Cluster, workload: str, tmp_path: Path
+) -> None:
+    """A wrapper that exits 0 and prints nothing: `status` used to say missing and `delete`
+    alreadyMissing while the Deployment ran. Now an error, and nothing is deleted."""
+    fake = cluster.require_fake()
+    silent = script(tmp_path / "kubectl", SILENT_KUBECTL)
+    for args in (["status", f"testns/{workload}"], ["delete", f"testns/{workload}"]):
+        result = cluster.adapter(*args, flags=["--kubectl", silent])
+        assert (result.code, result.error_type) == (1, "InternalError"), result
+        assert result.doc["error"]["details"]["problem"] == "output is empty", result.doc
+    assert fake.get("deployments", "testns", workload) is not None
