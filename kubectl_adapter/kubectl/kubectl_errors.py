@@ -277,6 +277,9 @@ def classify(
             )
         details["reason"] = "process timeout"
         return Timeout(f"kubectl did not finish in time and was stopped: {command}", details)
+    refused = _wait_refused(redact(command), stderr, details)
+    if refused is not None:
+        return refused
     decisive = "\n".join(line for line in cleaned.splitlines() if not _is_warning(line))
     no_objects = _NO_OBJECTS.search(decisive)
     if no_objects:
@@ -301,6 +304,34 @@ def classify(
         details["reason"] = f"API server answered {answered[-1]}"
         return Unavailable(message, details)
     return InternalError(message, details)
+
+
+# A wait (``rollout status``) whose watch cannot list any more: kubectl logs the refusal as a
+# klog line and retries until its --timeout, which can never end well. The runner stops it at
+# the first such line (``is_fatal_wait_line``) and ``classify`` types it by the refusal.
+_WAIT_REFUSED = re.compile(
+    r"reflector\.go:\d+\] .*failed to list [^:]+: "
+    r"(?P<refusal>Unauthorized|.* is forbidden: .*|forbidden.*)$",
+    re.M,
+)
+
+
+def is_fatal_wait_line(line: str) -> bool:
+    """A stderr line of a waiting kubectl that says its watch is refused (401/403)."""
+    return bool(_WAIT_REFUSED.search(line.rstrip()))
+
+
+def _wait_refused(command: str, stderr: str, details: dict[str, object]) -> AdapterError | None:
+    found = _WAIT_REFUSED.search(stderr)
+    if found is None:
+        return None
+    refusal = found["refusal"]
+    details["stderr"] = redact(refusal)
+    if refusal == "Unauthorized":
+        details["reason"] = "unauthorized (the wait's watch was refused)"
+        return Unauthorized(f"Unauthorized while waiting: {command}", details)
+    details["reason"] = "forbidden (the wait's watch was refused)"
+    return Forbidden(redact(refusal), details)
 
 
 # kubectl's server when no kubeconfig (or no current context) gives it one.

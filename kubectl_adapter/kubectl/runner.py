@@ -34,7 +34,7 @@ from ..contract.redact import redact, register_kubeconfig_secrets
 from .bounds import READ_GRACE_SECONDS
 from .config import ClusterConfig
 from .interrupts import deferred
-from .kubectl_errors import classify, explain_kubeconfig
+from .kubectl_errors import classify, explain_kubeconfig, is_fatal_wait_line
 from .shapes import output_problem
 
 log = logging.getLogger("kubectl_adapter")
@@ -65,6 +65,10 @@ CONTEXT_NAMESPACE = [
     "-o",
     "jsonpath={.contexts[0].context.namespace}",
 ]
+
+# A waiting kubectl whose watch is refused (401/403) this many times is stopped: it would
+# retry until its --timeout (the whole wait slice) and then time out for nothing.
+REFUSALS_TO_GIVE_UP = 2
 
 # HOME for kubectl when ours is not a directory (HOME=/dev/null for a service user): the
 # Cloud SDK dispatcher stats $HOME/.kube/config even with --kubeconfig and fails on ENOTDIR
@@ -362,6 +366,7 @@ class KubectlRunner:
         """Echo kubectl's stdout (rollout progress) to our stderr line by line as it comes."""
         out: list[str] = []
         err: list[str] = []
+        refusals: list[str] = []
 
         def feed() -> None:
             # Without this a kubectl reading ``-f -`` would wait for stdin until killed.
@@ -383,6 +388,13 @@ class KubectlRunner:
                     if echo:
                         self.progress.write(f"kubectl: {redact(line.rstrip())}\n")
                         self.progress.flush()
+                    elif is_fatal_wait_line(line):
+                        refusals.append(line)
+                        # A refused watch (401/403) is retried until --timeout for nothing.
+                        # Not at the first refusal: client-go refreshes an exec plugin's
+                        # credential after a 401, so only a second one is final.
+                        if len(refusals) >= REFUSALS_TO_GIVE_UP:
+                            _kill_group(proc)
             except (OSError, ValueError):
                 pass  # the pipe was closed under us after the drain period
 

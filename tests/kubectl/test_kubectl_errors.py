@@ -138,6 +138,9 @@ EXPECTED: dict[str, type[AdapterError]] = {
     "conn-get-bad-client-cert": ConfigurationError,
     "conn-get-home-devnull": ConfigurationError,
     "get-invalid-namespace": InvalidInput,
+    # The wait's watch refused (401) ends in "timed out": typed by the refusal the klog
+    # lines show (the runner stops such a wait at the second refusal, not at its timeout).
+    "rollout-401-during": Unauthorized,
     **_each("err-min-{}", "delete-empty list-nokind scale-empty ssa-empty-obj", InternalError),
     # -- named objects ----------------------------------------------------------------------
     "delete-notfound": NotFound,
@@ -169,6 +172,8 @@ MESSAGES = {
     "err-apply-422-multi": 'The Deployment "web-1" is invalid: spec.replicas: Invalid value: -1: '
     "must be greater than or equal to 0; spec.template.spec.containers[0].image: Required value",
     "cani-list-json": "Error: unknown shorthand flag: 'o' in -o",
+    "rollout-401-during": "Unauthorized while waiting: kubectl rollout status deployment/web-1 "
+    "--timeout=10s",
     "cani-no": "kubectl exited with status 1",
     "cani-no-reason": "kubectl exited with status 1",
 }

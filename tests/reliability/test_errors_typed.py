@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ import yaml
 from tests.e2e.conftest import ROOT, Cluster, Result, spec
 from tests.fakecluster import FakeCluster
 
-from .helpers import alive, script
+from .helpers import alive, await_true, script
 
 HTML = (
     b"<!DOCTYPE html><html><head><title>Sign in</title></head><body><h1>Corporate proxy</h1>"
@@ -264,3 +265,42 @@ def test_a_kubectl_that_prints_nothing_is_never_missing(
         assert (result.code, result.error_type) == (1, "InternalError"), result
         assert result.doc["error"]["details"]["problem"] == "output is empty", result.doc
     assert fake.get("deployments", "testns", workload) is not None
+
+
+# -- a credential refused while a rollout waits -------------------------------------------------
+
+
+def test_a_401_during_a_rollout_does_not_cost_the_wait_slice(cluster: Cluster) -> None:
+    """The token expires while the rollout waits and its watch connection drops: kubectl
+    re-lists, is refused (401), and would retry until the 10 s slice ends (the read between
+    slices then said Unauthorized). The runner stops it at the second refusal."""
+    fake = cluster.require_fake()
+    token = fake.add_user("rotated", groups=("system:masters",))
+    context = fake.add_user_context("rotated", token, namespace="testns")
+    name, cid = cluster.workload("unauth")
+    fake.clear_requests()
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(
+            cluster.adapter,
+            "create",
+            "--spec",
+            "-",
+            stdin=spec(name, cid, image="nginx:never-ready"),
+            context=context,
+        )
+        await_true(
+            lambda: any(
+                r.kubectl_command == "kubectl rollout status" and r.query.get("watch") == "true"
+                for r in fake.requests
+            ),
+            30,
+            "the rollout's watch",
+        )
+        fake.revoke_token(token)
+        revoked = time.monotonic()
+        fake.down()  # the watch connection drops (as it does at the token's expiry)
+        fake.up()
+        result = running.result(timeout=60)
+        after = time.monotonic() - revoked
+    assert (result.code, result.error_type) == (4, "Unauthorized"), result
+    assert after < 7, (after, result.doc)
