@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..contract.errors import AdapterError, InternalError, Interrupted, InvalidInput
 from ..kubectl.bounds import MAX_SECONDS, check_seconds
-from ..kubectl.interrupts import Signalled, interrupting
+from ..kubectl.interrupts import Signalled, deferred, interrupting
 
 if TYPE_CHECKING:
     from ..kubectl.config import ClusterConfig
@@ -211,7 +211,11 @@ def _config(args: argparse.Namespace) -> ClusterConfig:
 
 
 def _provider(args: argparse.Namespace) -> KubernetesProvider:
-    from ..operations.provider import KubernetesProvider
+    # Held while importing: the provider brings pydantic-core, a Rust extension whose module
+    # initialisation imports `datetime` through a capsule and aborts the process (a panic,
+    # exit 1, no document) if a signal's exception surfaces inside that import.
+    with deferred():
+        from ..operations.provider import KubernetesProvider
 
     return KubernetesProvider(_config(args))
 
