@@ -19,7 +19,7 @@ from time import monotonic
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..contract.errors import AdapterError, InternalError, Interrupted, InvalidInput
-from ..kubectl.interrupts import Signalled, interrupting
+from ..kubectl.interrupts import Signalled, deferred, interrupting
 from .output import FORMATS, write_error, write_result
 from .parser import PROG, build_parser
 
@@ -53,15 +53,24 @@ def _deadline(args: argparse.Namespace) -> float:
     )
 
 
+def _check_identity_flags(args: argparse.Namespace) -> None:
+    """``--node-id`` and ``-n`` are checked like any other input, before any kubectl call."""
+    from ..contract.naming import DNS1123_RULE, LABEL_VALUE_RULE, is_dns1123_label, is_label_value
+
+    if args.node_id is not None and not is_label_value(args.node_id):
+        raise InvalidInput(f"--node-id {LABEL_VALUE_RULE}")
+    if args.namespace is not None and not is_dns1123_label(args.namespace):
+        raise InvalidInput(
+            f"-n/--namespace {args.namespace!r} {DNS1123_RULE}",
+            {"field": "namespace", "namespace": args.namespace},
+        )
+
+
 def _config(args: argparse.Namespace) -> ClusterConfig:
     from ..kubectl.bounds import DEFAULT_CALL_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WAIT_TIMEOUT
     from ..kubectl.config import ClusterConfig
 
-    if args.node_id is not None:
-        from ..contract.naming import LABEL_VALUE_RULE, is_label_value
-
-        if not is_label_value(args.node_id):
-            raise InvalidInput(f"--node-id {LABEL_VALUE_RULE}")
+    _check_identity_flags(args)
     return ClusterConfig(
         kubeconfig=args.kubeconfig,
         context=args.context,
@@ -80,7 +89,11 @@ def _config(args: argparse.Namespace) -> ClusterConfig:
 
 
 def _provider(args: argparse.Namespace) -> KubernetesProvider:
-    from ..operations.provider import KubernetesProvider
+    # Held while importing: the provider brings pydantic-core, a Rust extension whose module
+    # initialisation imports `datetime` through a capsule and aborts the process (a panic,
+    # exit 1, no document) if a signal's exception surfaces inside that import.
+    with deferred():
+        from ..operations.provider import KubernetesProvider
 
     return KubernetesProvider(_config(args))
 
@@ -95,6 +108,7 @@ def _dump(value: Any) -> Any:
 def run_command(args: argparse.Namespace) -> Any:
     """Dispatch one parsed command; returns what is printed (str for render, else JSON)."""
     command = args.command
+    _check_identity_flags(args)
     if command == "completion":
         from .completion import script
 
@@ -111,6 +125,14 @@ def run_command(args: argparse.Namespace) -> Any:
         started = getattr(args, "started", None)
         left = _deadline(args) - (monotonic() - started) if started is not None else math.inf
         spec = load_spec(args.spec, wait_seconds=max(0.01, min(SPEC_WAIT_SECONDS, left)))
+        if args.node_id is not None and spec.node_id != args.node_id:
+            # The workload would carry the spec's node ID: this node would never list it and
+            # would refuse to touch it, while the node the spec names does not know it.
+            raise InvalidInput(
+                f"spec nodeId {spec.node_id!r} differs from --node-id {args.node_id!r}: a node "
+                "only creates and reconfigures its own containers",
+                {"field": "nodeId", "spec": spec.node_id, "nodeId": args.node_id},
+            )
     if command == "render":
         # No provider (and so no pydantic): render is the start-up-critical command.
         from ..rules.render import render_manifest
@@ -153,26 +175,27 @@ def run_command(args: argparse.Namespace) -> Any:
     raise InvalidInput(f"unknown command {command!r}")  # pragma: no cover - argparse stops it
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
+    """Run one command. ``process``: this is the whole process (the entry point), so signals
+    stay handled (ignored after the first) until it exits."""
     # A short-lived process that creates no reference cycles worth collecting, while the
     # cyclic GC would rescan kubectl's parsed output (millions of objects for a big list)
     # on every allocation burst: a third of `list`'s time at 5,000 workloads.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _main(list(sys.argv[1:] if argv is None else argv))
+        return _main(list(sys.argv[1:] if argv is None else argv), process)
     finally:
         if collecting:
             gc.enable()
 
 
-def _main(argv: list[str]) -> int:
+def _main(argv: list[str], process: bool) -> int:
     started = monotonic()
     if not argv:  # a person trying the command: the help, like kubectl's
         build_parser().print_help(sys.stdout)
         return 0
-    with interrupting() as finishing:
-        return _run(argv, started, finishing)
+    return _run(argv, started, process)
 
 
 def requested_format(argv: Sequence[str]) -> str:
@@ -201,24 +224,27 @@ def _interrupted(signum: int, fmt: str) -> int:
     return 128 + signum
 
 
-def _run(argv: list[str], started: float, finishing: Callable[[], None]) -> int:
+def _run(argv: list[str], started: float, process: bool) -> int:
     fmt = requested_format(argv)
-    parser = build_parser()
+    finishing: Callable[[], None] = _nothing
+    # The handlers are installed inside the try: a signal at any moment (even one held since
+    # the process started, or one while the parser is built) ends in the Interrupted document.
     try:
-        try:
-            args = parser.parse_args(argv)
-        except SystemExit as exc:  # --help, --version: printed, nothing to run
+        with interrupting(until_exit=process) as finishing:
+            try:
+                args = build_parser().parse_args(argv)
+            except SystemExit as exc:  # --help, --version: printed, nothing to run
+                finishing()
+                return exc.code if isinstance(exc.code, int) else 0
+            args.started = started
+            fmt = args.output or "json"
+            if args.command == "render" and args.output not in (None, "yaml"):
+                raise InvalidInput(f"render prints the manifest as YAML: -o {fmt} does not apply")
+            with _progress(args) as stderr:
+                if args.verbose:
+                    _log_to(stderr, argv)
+                result = run_command(args)
             finishing()
-            return exc.code if isinstance(exc.code, int) else 0
-        args.started = started
-        fmt = args.output or "json"
-        if args.command == "render" and args.output not in (None, "yaml"):
-            raise InvalidInput(f"render prints the manifest as YAML: -o {fmt} does not apply")
-        with _progress(args) as stderr:
-            if args.verbose:
-                _log_to(stderr, argv)
-            result = run_command(args)
-        finishing()
     except AdapterError as exc:
         finishing()
         write_error(exc.to_json(), fmt, sys.stdout, sys.stderr)
@@ -246,6 +272,10 @@ def _run(argv: list[str], started: float, finishing: Callable[[], None]) -> int:
 
         return check_exit_code(result)  # the document is printed either way
     return 0
+
+
+def _nothing() -> None:
+    """``finishing`` before the handlers are installed."""
 
 
 @contextlib.contextmanager

@@ -12,7 +12,9 @@ from .runner import wait_timeout_args
 
 
 def get_deployment(name: str) -> list[str]:
-    return ["get", "deployment", name, "--ignore-not-found", "-o", "json"]
+    """By name; a 404 is kubectl's NotFound error (never ``--ignore-not-found``'s silence,
+    which a kubectl that prints nothing would imitate)."""
+    return ["get", "deployment", name, "-o", "json"]
 
 
 def owned(selector: str) -> list[str]:

@@ -30,12 +30,13 @@ from time import monotonic
 from typing import IO, Any, NamedTuple
 
 from ..contract.errors import AdapterError, ConfigurationError, InternalError, Timeout, Unavailable
+from ..contract.naming import DNS1123_RULE, is_dns1123_label
 from ..contract.redact import redact, register_kubeconfig_secrets
 from . import progress
 from .bounds import READ_GRACE_SECONDS
 from .config import ClusterConfig
 from .interrupts import deferred
-from .kubectl_errors import classify, explain_kubeconfig
+from .kubectl_errors import classify, explain_kubeconfig, is_fatal_wait_line
 from .shapes import output_problem
 from .transcript import Wait, kubectl_stderr, outcome, seconds_arg
 from .transcript import command as transcript_command
@@ -55,8 +56,29 @@ _CURRENT_CONTEXT = re.compile(r"""(?<![\w-])["']?current-context["']?\s*:\s*["']
 KILL_DRAIN_SECONDS = 5.0
 
 # kubectl verbs that only read: bounded by the request timeout (plus READ_GRACE_SECONDS),
-# not by the much longer --call-timeout.
-READ_VERBS = frozenset({"get", "version"})
+# not by the much longer --call-timeout. ``config view`` reads only the kubeconfig, yet the
+# Cloud SDK dispatcher build may run the exec credential plugin for it (to ask the server's
+# version): a hanging plugin must cost a read's bound, not --call-timeout.
+READ_VERBS = frozenset({"get", "version", "config"})
+
+# The context's own namespace, exactly: ``{..namespace}`` would also match a ``namespace``
+# key anywhere else in the minified kubeconfig (a cluster's ``extensions``), in map order.
+CONTEXT_NAMESPACE = [
+    "config",
+    "view",
+    "--minify",
+    "-o",
+    "jsonpath={.contexts[0].context.namespace}",
+]
+
+# A waiting kubectl whose watch is refused (401/403) this many times is stopped: it would
+# retry until its --timeout (the whole wait slice) and then time out for nothing.
+REFUSALS_TO_GIVE_UP = 2
+
+# HOME for kubectl when ours is not a directory (HOME=/dev/null for a service user): the
+# Cloud SDK dispatcher stats $HOME/.kube/config even with --kubeconfig and fails on ENOTDIR
+# ("not a directory"); under the conventional no-home path it finds no file and carries on.
+NO_HOME = "/nonexistent"
 
 
 class KubectlResult(NamedTuple):
@@ -241,8 +263,17 @@ class KubectlRunner:
             return self.config.namespace
         if self.config.dry_run:
             return "default"
-        out = self.run(["config", "view", "--minify", "-o", "jsonpath={..namespace}"]).stdout
-        return out.split()[0] if out.strip() else "default"
+        found = self.run(CONTEXT_NAMESPACE).stdout.strip()
+        if not found:
+            return "default"
+        if not is_dns1123_label(found):
+            looked_for = self._kubeconfig_looked_for()
+            raise ConfigurationError(
+                f"the kubeconfig context's namespace {found!r} {DNS1123_RULE} "
+                f"(kubeconfig: {looked_for}); fix the context or pass -n",
+                {"namespace": found, "kubeconfig": looked_for},
+            )
+        return found
 
     def run_json(self, args: Sequence[str], **kwargs: Any) -> Any:
         """Run a kubectl command that prints JSON; empty output (``--ignore-not-found``) is None.
@@ -251,9 +282,16 @@ class KubectlRunner:
         rules get is typed, and anything else is InternalError naming the command.
         """
         result = self.run(args, **kwargs)
-        if not result.stdout or result.stdout.isspace():  # isspace stops at the first byte
-            return None
         shown = self.display(result.argv)
+        if not result.stdout or result.stdout.isspace():  # isspace stops at the first byte
+            if _ignores_not_found(args):
+                return None  # kubectl's only silent success: the named object is absent
+            # Never "absent": a kubectl (or a wrapper) that exits 0 and prints nothing where
+            # JSON is due would otherwise turn a running Deployment into "missing".
+            raise InternalError(
+                f"{shown} exited 0 but printed nothing where JSON was expected",
+                {"command": shown, "problem": "output is empty"},
+            )
         try:
             data = json.loads(result.stdout)
         except (json.JSONDecodeError, RecursionError) as exc:
@@ -317,6 +355,7 @@ class KubectlRunner:
                 # Its own process group: kubectl and whatever it starts (exec credential
                 # plugins) are killed together, and a terminal's Ctrl-C reaches only us.
                 start_new_session=True,
+                env=kubectl_environment(),
             )
         except FileNotFoundError:
             raise ConfigurationError(
@@ -338,6 +377,7 @@ class KubectlRunner:
         """Echo kubectl's stdout (rollout progress) to our stderr line by line as it comes."""
         out: list[str] = []
         err: list[str] = []
+        refusals: list[str] = []
 
         def feed() -> None:
             # Without this a kubectl reading ``-f -`` would wait for stdin until killed.
@@ -361,6 +401,13 @@ class KubectlRunner:
                         mark = "# " if self.config.verbose else ""
                         self.progress.write(f"{mark}kubectl: {redact(line.rstrip())}\n")
                         self.progress.flush()
+                    elif is_fatal_wait_line(line):
+                        refusals.append(line)
+                        # A refused watch (401/403) is retried until --timeout for nothing.
+                        # Not at the first refusal: client-go refreshes an exec plugin's
+                        # credential after a 401, so only a second one is final.
+                        if len(refusals) >= REFUSALS_TO_GIVE_UP:
+                            _kill_group(proc)
             except (OSError, ValueError):
                 pass  # the pipe was closed under us after the drain period
 
@@ -395,6 +442,20 @@ def _kill_group(proc: subprocess.Popen[Any]) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
     if proc.poll() is None:
         proc.kill()
+
+
+def _ignores_not_found(args: Sequence[str]) -> bool:
+    """``--ignore-not-found`` is on: an absent object is printed as nothing at all."""
+    flags = [str(arg) for arg in args if str(arg).startswith("--ignore-not-found")]
+    return bool(flags) and flags[-1] in ("--ignore-not-found", "--ignore-not-found=true")
+
+
+def kubectl_environment() -> dict[str, str] | None:
+    """kubectl's environment: ours (``None``), unless HOME is set but not a directory."""
+    home = os.environ.get("HOME")
+    if home is None or os.path.isdir(home):
+        return None
+    return {**os.environ, "HOME": NO_HOME}
 
 
 def _text(output: bytes | str | None) -> str:

@@ -26,7 +26,14 @@ class Workloads:
         self.runner = runner
 
     def get_deployment(self, pid: ProviderId) -> dict[str, Any] | None:
-        found = self.runner.run_json(commands.get_deployment(pid.name), namespace=pid.namespace)
+        """The Deployment, or None when the API server says 404 (kubectl's NotFound error).
+
+        Not ``--ignore-not-found``: with it an absent object prints nothing, and so would a
+        broken kubectl or wrapper that exits 0, making a running Deployment "missing"."""
+        try:
+            found = self.runner.run_json(commands.get_deployment(pid.name), namespace=pid.namespace)
+        except NotFound:
+            return None
         return found if isinstance(found, dict) else None
 
     def require_deployment(self, pid: ProviderId) -> dict[str, Any]:

@@ -45,7 +45,7 @@ def test_dry_run_create_prints_commands_and_manifest(
     manifest = document["manifest"]
     assert manifest.startswith("apiVersion: apps/v1\nkind: Deployment\n")
     assert document["commands"] == [
-        "kubectl -n testns --request-timeout 10s get deployment web-1 --ignore-not-found -o json",
+        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json",
         # The manifest follows as a heredoc: the plan pastes into bash as it is.
         "kubectl -n testns --request-timeout 10s apply --server-side "
         "--field-manager=opensource-server-manager --force-conflicts -f - <<'MANIFEST'\n"
@@ -107,6 +107,20 @@ def test_usage_errors_are_json_with_exit_2(
     assert not fp.calls
 
 
+@pytest.mark.parametrize(
+    "command", [["create"], ["reconfigure", "testns/web-1"], ["render"], ["-n", "testns", "render"]]
+)
+def test_a_spec_of_another_node_is_refused_before_any_call(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess, command: list[str]
+) -> None:
+    """`--node-id 8 create` of a spec with nodeId 7 used to succeed: node 8 then never listed
+    the workload and refused to stop it (its labels said node 7)."""
+    code, document, _ = run(capsys, "--node-id", "8", *command, "--spec", NGINX)
+    assert (code, document["error"]["type"]) == (2, "InvalidInput"), document
+    assert document["error"]["details"] == {"field": "nodeId", "spec": "7", "nodeId": "8"}
+    assert not fp.calls
+
+
 def test_invalid_spec_names_the_field(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     spec = json.loads(Path(NGINX).read_text()) | {"hostname": "Web_1"}
     path = tmp_path / "spec.json"
@@ -150,7 +164,7 @@ def test_a_bug_is_internal_error_not_a_traceback_on_stdout(
 
 def test_status_unknown_exits_zero(capsys: pytest.CaptureFixture[str], fp: FakeProcess) -> None:
     fp.register(
-        [*K, "get", "deployment", "web-1", "--ignore-not-found", "-o", "json"],
+        [*K, "get", "deployment", "web-1", "-o", "json"],
         stderr="The connection to the server 127.0.0.1:6443 was refused - did you specify the "
         "right host or port?\n",
         returncode=1,
@@ -199,7 +213,6 @@ def test_global_flags_work_after_the_command(
         "get",
         "deployment",
         "web-1",
-        "--ignore-not-found",
         "-o",
         "json",
     ]
@@ -213,7 +226,11 @@ def test_global_flags_work_after_the_command(
 def test_verbose_logs_each_command_shell_quoted(
     capsys: pytest.CaptureFixture[str], fp: FakeProcess
 ) -> None:
-    fp.register([*K, "get", "deployment", "web-1", "--ignore-not-found", "-o", "json"], stdout="")
+    fp.register(
+        [*K, "get", "deployment", "web-1", "-o", "json"],
+        stderr='Error from server (NotFound): deployments.apps "web-1" not found\n',
+        returncode=1,
+    )
     code, _, err = run(capsys, "-v", "-n", "testns", "status", "testns/web-1")
     assert code == 0
     lines = err.splitlines()
@@ -221,10 +238,8 @@ def test_verbose_logs_each_command_shell_quoted(
         "# kubectl-adapter -v -n testns status testns/web-1: "
         "the kubectl commands it runs, as bash to paste"
     )
-    assert lines[1] == (
-        "kubectl -n testns --request-timeout 10s get deployment web-1 --ignore-not-found -o json"
-    )
-    assert lines[2].startswith("# exit 0 in ")
+    assert lines[1] == "kubectl -n testns --request-timeout 10s get deployment web-1 -o json"
+    assert lines[2].startswith("# exit 1 in "), lines
 
 
 def test_missing_kubectl_is_a_configuration_error(

@@ -26,7 +26,7 @@ LIST = [
     "-l",
     "org.mieweb.opensource-server.managed=true",
 ]
-GET = [*K, "get", "deployment", "web-1", "--ignore-not-found", "-o", "json"]
+GET = [*K, "get", "deployment", "web-1", "-o", "json"]
 OWNED = [
     *K,
     "get",

@@ -23,6 +23,7 @@ from .rbac import ADMIN, Authorizer, UserInfo, service_account_user
 from .resources import info_for_object
 from .selectors import object_filter
 from .server import ServerState, _Server, make_server
+from .timeutil import now_rfc3339
 from .tls import KubeconfigWriter, Tls
 
 T = TypeVar("T")
@@ -299,6 +300,59 @@ class FakeCluster:
             raise ValueError(f"behaviour must be one of {BEHAVIOURS}")
         self.controller.kubelet.overrides[image_substring] = behaviour
 
+    def evict_pod(
+        self,
+        namespace: str,
+        name: str,
+        message: str = "The node was low on resource: memory. Threshold quantity: 100Mi, "
+        "available: 52Mi. Container main was using 612Mi, request is 0, has larger consumption "
+        "of memory. ",
+        *,
+        phase: str = "Failed",
+        reason: str = "Evicted",
+    ) -> dict[str, Any]:
+        """End a Pod as the kubelet does under node pressure (phase Failed, reason Evicted;
+        ``phase="Succeeded"`` for a completed one). Like real Kubernetes, nothing deletes the
+        ended Pod: its ReplicaSet stops counting it and creates a replacement."""
+        with self.store.lock:
+            pod = self.store.get("pods", namespace, name)
+            if pod is None:
+                raise KeyError(f"pods {namespace}/{name}")
+            st = pod["status"]
+            now = now_rfc3339()
+            st["phase"], st["reason"], st["message"] = phase, reason, message
+            for cs in st.get("containerStatuses") or []:
+                running = cs.get("state", {}).get("running") or {}
+                cs["state"] = {
+                    "terminated": {
+                        "exitCode": 0 if phase == "Succeeded" else 137,
+                        "reason": "Completed" if phase == "Succeeded" else "Error",
+                        "startedAt": running.get("startedAt", now),
+                        "finishedAt": now,
+                        "containerID": cs.get("containerID", ""),
+                    }
+                }
+                cs["ready"], cs["started"] = False, False
+            conds = [c for c in st.get("conditions") or [] if c["type"] != "DisruptionTarget"]
+            for c in conds:
+                if c["type"] in ("Ready", "ContainersReady") and c.get("status") != "False":
+                    c.update(status="False", lastTransitionTime=now, reason="PodFailed")
+                    c.pop("message", None)
+            if reason == "Evicted":
+                conds.insert(
+                    0,
+                    {
+                        "type": "DisruptionTarget",
+                        "status": "True",
+                        "lastProbeTime": None,
+                        "lastTransitionTime": now,
+                        "reason": "TerminationByKubelet",
+                        "message": message,
+                    },
+                )
+            st["conditions"] = conds
+            return self.store.replace("pods", pod, manager="kubelet", subresource="status")
+
     def fail_next(
         self,
         count: int,
@@ -308,9 +362,13 @@ class FakeCluster:
         retry_after: int | None = None,
         *,
         include_discovery: bool = False,
-        body: dict[str, Any] | None = None,
+        body: dict[str, Any] | bytes | None = None,
+        content_type: str | None = None,
     ) -> None:
-        """Answer the next `count` matching API requests with a real-looking Status."""
+        """Answer the next `count` matching API requests with a real-looking Status.
+
+        ``body`` replaces it (bytes are sent as they are, e.g. a proxy's HTML page with
+        ``content_type="text/html"``; any status code, 200 included)."""
         self.faults.add(
             FailRule(
                 count,
@@ -320,6 +378,7 @@ class FakeCluster:
                 retry_after,
                 include_discovery,
                 body,
+                content_type,
             )
         )
 

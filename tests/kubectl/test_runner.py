@@ -39,6 +39,7 @@ from kubectl_adapter.kubectl.config import ClusterConfig
 from kubectl_adapter.kubectl.runner import (
     WAIT_GRACE_SECONDS,
     KubectlRunner,
+    kubectl_environment,
     process_bound,
     wait_timeout_args,
 )
@@ -230,7 +231,8 @@ def test_without_a_manifest_stdin_is_closed(fp: FakeProcess) -> None:
         ("conn-get-nocontext", ConfigurationError),
         ("rollout-deadline", RolloutFailed),
         ("rollout-nowatch-support", Timeout),
-        ("err-get-200-garbage", InternalError),
+        ("err-get-200-garbage", Unavailable),  # a proxy answered, not the API server
+        ("err-min-list-nokind", InternalError),
     ],
 )
 def test_failure_raises_the_mapped_error(fp: FakeProcess, case: str, error: type[Any]) -> None:
@@ -267,6 +269,28 @@ def test_run_json_on_empty_output_is_none(fp: FakeProcess, stdout: str) -> None:
         runner().run_json(["get", "deployment", "web-1", "--ignore-not-found", "-o", "json"])
         is None
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["get", "deployments,replicasets,pods", "-l", "x", "-o", "json"],
+        ["get", "nodes", "-o", "json"],
+        ["get", "deployment", "web-1", "-o", "json"],
+        ["get", "deployment", "web-1", "--ignore-not-found=false", "-o", "json"],
+        ["apply", "--server-side", "-f", "-", "-o", "json"],
+    ],
+)
+def test_run_json_on_empty_output_where_json_is_due_is_internal_error(
+    fp: FakeProcess, args: list[str]
+) -> None:
+    """Exit 0 and nothing printed (a broken kubectl or wrapper) is never "absent": it used
+    to make `status` say missing and `delete` alreadyMissing while the Deployment ran."""
+    fp.register([*K, *args], stdout="\n")
+    with pytest.raises(InternalError) as info:
+        runner().run_json(args)
+    assert info.value.details["problem"] == "output is empty"
+    assert "printed nothing where JSON was expected" in info.value.message
 
 
 def test_run_json_on_garbage_is_internal_error(fp: FakeProcess) -> None:
@@ -604,3 +628,56 @@ def test_real_kubectl_is_killed_at_the_deadline(tmp_path: Path) -> None:
         r.run(["rollout", "status", "x"], timeout=60, request_timeout=False)
     assert time.monotonic() - started < 3
     assert info.value.details["reason"] == "deadline"
+
+
+# -- the namespace when -n is not given, and kubectl's environment -------------------------------
+
+CONTEXT_NS = [
+    KUBECTL,
+    "--request-timeout",
+    "10s",
+    "config",
+    "view",
+    "--minify",
+    "-o",
+    "jsonpath={.contexts[0].context.namespace}",
+]
+
+
+def test_context_namespace_is_the_contexts_exactly(fp: FakeProcess) -> None:
+    """Not ``{..namespace}``: that also matches a cluster ``extensions`` entry's key."""
+    fp.register(CONTEXT_NS, stdout="team-a")
+    assert KubectlRunner(ClusterConfig()).context_namespace() == "team-a"
+
+
+def test_context_without_a_namespace_means_default(fp: FakeProcess) -> None:
+    fp.register(CONTEXT_NS, stdout="")
+    assert KubectlRunner(ClusterConfig()).context_namespace() == "default"
+
+
+def test_context_namespace_that_is_no_name_is_configuration_error(fp: FakeProcess) -> None:
+    fp.register([KUBECTL, "--kubeconfig", "/etc/kc", *CONTEXT_NS[1:]], stdout="../x")
+    with pytest.raises(ConfigurationError) as info:
+        KubectlRunner(ClusterConfig(kubeconfig="/etc/kc")).context_namespace()
+    assert info.value.details == {"namespace": "../x", "kubeconfig": "--kubeconfig /etc/kc"}
+
+
+def test_the_namespace_lookup_is_bounded_like_a_read() -> None:
+    """A hanging exec credential plugin (the Cloud SDK kubectl runs it even for `config
+    view`) costs the read bound, not --call-timeout (60 s by default)."""
+    config = ClusterConfig(request_timeout=2, call_timeout=60)
+    assert KubectlRunner(config).default_bound(CONTEXT_NS[3:]) == 2 + READ_GRACE_SECONDS
+
+
+@pytest.mark.parametrize(
+    ("home", "expected"),
+    [("/dev/null", "/nonexistent"), (None, None)],
+)
+def test_kubectl_gets_a_usable_home(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, home: str | None, expected: str | None
+) -> None:
+    """HOME=/dev/null: the Cloud SDK kubectl stats $HOME/.kube/config even with --kubeconfig
+    and fails with "not a directory"; a HOME that is a directory is left alone."""
+    monkeypatch.setenv("HOME", home or str(tmp_path))
+    env = kubectl_environment()
+    assert (env["HOME"] if env is not None else None) == expected

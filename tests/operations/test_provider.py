@@ -38,7 +38,11 @@ from tests.k8s_objects import (
 K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
 KW = ["kubectl", "-n", "testns"]  # waits carry no --request-timeout
 SELECTOR = "org.mieweb.opensource-server.container-id=42,org.mieweb.opensource-server.managed=true"
-GET = [*K, "get", "deployment", "web-1", "--ignore-not-found", "-o", "json"]
+GET = [*K, "get", "deployment", "web-1", "-o", "json"]
+ABSENT = {  # kubectl get deployment NAME -o json, the object absent (a 404)
+    "stderr": 'Error from server (NotFound): deployments.apps "web-1" not found\n',
+    "returncode": 1,
+}
 APPLY = [
     *K,
     "apply",
@@ -126,7 +130,7 @@ def calls(fp: FakeProcess) -> list[list[str]]:
 def test_create_applies_waits_and_reports_the_snapshot(fp: FakeProcess, clock: Clock) -> None:
     spec = parse_spec(SPEC)
     seen: dict[str, str] = {}
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(
         APPLY,
         stdout="deployment.apps/web-1 serverside-applied\n",
@@ -194,7 +198,7 @@ def test_create_failing_before_the_apply_says_nothing_was_applied(fp: FakeProces
 
 
 def test_create_failing_at_the_apply_does_not_say_nothing_was_applied(fp: FakeProcess) -> None:
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY, stderr=CONN_REFUSED, returncode=1)
     with pytest.raises(errors.Unavailable) as info:
         make_provider().create(parse_spec(SPEC))
@@ -226,7 +230,7 @@ def test_create_timeout_explains_why(fp: FakeProcess, clock: Clock) -> None:
     )
     rs = replicaset(dep)
     pending = pod(rs, ready=False, ip=None, phase="Pending")
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
     fp.register(rollout(2), stdout="Waiting...\n", stderr=TIMED_OUT, returncode=1)
     fp.register(READ, stdout=kubectl_list([dep, rs, pending]))
@@ -259,7 +263,7 @@ def test_a_wait_that_ends_on_a_failing_pod_is_rollout_failed_not_timeout(
     dep = deployment(available=None, conditions=[])
     rs = replicaset(dep)
     crashing = pod(rs, ready=False, waiting=("CrashLoopBackOff", "back-off 10s"), restarts=3)
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
     fp.register(rollout(2), stdout="Waiting...\n", stderr=TIMED_OUT, returncode=1)
     fp.register(READ, stdout=kubectl_list([dep, rs, crashing]))
@@ -286,7 +290,7 @@ def test_create_with_a_bad_image_fails_early_naming_the_reason(
         phase="Pending",
         waiting=("ImagePullBackOff", 'Back-off pulling image "nginx:does-not-exist"'),
     )
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
     fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # failure detection
@@ -311,7 +315,7 @@ def test_create_progress_deadline_is_rollout_failed(fp: FakeProcess, clock: Cloc
             ),
         ],
     )
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
     fp.register(
         rollout(), stderr='error: deployment "web-1" exceeded its progress deadline\n', returncode=1
@@ -336,7 +340,7 @@ def test_create_waits_out_the_unschedulable_grace(
     rs = replicaset(dep)
     stuck = pod(rs, ready=False, ip=None, phase="Pending", unschedulable="0/1 nodes are available")
     stuck["status"]["conditions"][0]["lastTransitionTime"] = "2026-11-30T12:00:00Z"
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
     fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # 11 s: inside the grace
@@ -363,7 +367,7 @@ def test_create_stops_on_replica_failure(fp: FakeProcess, clock: Clock) -> None:
         ],
     )
     rs = replicaset(dep)
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
     fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
     fp.register(READ, stdout=kubectl_list([dep, rs]))  # failure detection
@@ -401,11 +405,11 @@ def test_create_without_namespace_uses_the_contexts(fp: FakeProcess, clock: Cloc
             "view",
             "--minify",
             "-o",
-            "jsonpath={..namespace}",
+            "jsonpath={.contexts[0].context.namespace}",
         ],
         stdout="testns",
     )
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
     fp.register(rollout(), stdout=ROLLED_OUT)
     fp.register(READ, stdout=kubectl_list(running_objects()))
@@ -430,7 +434,7 @@ def test_status_running_costs_two_calls(fp: FakeProcess) -> None:
 
 
 def test_status_missing(fp: FakeProcess) -> None:
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     snapshot = make_provider().status("testns/web-1")
     assert snapshot.status == "missing"
     assert snapshot.provider_id == snapshot.vmid == "testns/web-1"
@@ -584,7 +588,7 @@ def test_start_of_a_running_workload_does_not_scale(fp: FakeProcess, clock: Cloc
 
 
 def test_start_missing_is_not_found(fp: FakeProcess) -> None:
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     with pytest.raises(errors.NotFound) as info:
         make_provider().start("testns/web-1")
     assert info.value.exit_code == 3
@@ -695,7 +699,7 @@ DELETE = [
 def test_delete_is_foreground_and_reports(fp: FakeProcess) -> None:
     fp.register(GET, stdout=kubectl_object(deployment()))
     fp.register(DELETE, stdout='deployment.apps "web-1" deleted\n')
-    fp.register(GET, stdout="")  # the read that confirms it
+    fp.register(GET, **ABSENT)  # the read that confirms it
     result = make_provider().delete("testns/web-1")
     assert len(fp.calls) == 3
     assert result.to_json() == {
@@ -706,13 +710,26 @@ def test_delete_is_foreground_and_reports(fp: FakeProcess) -> None:
 
 
 def test_delete_twice_is_success(fp: FakeProcess) -> None:
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     result = make_provider().delete("testns/web-1")
     assert result.to_json() == {
         "providerId": "testns/web-1",
         "deleted": False,
         "alreadyMissing": True,
     }
+    assert len(fp.calls) == 1
+
+
+@pytest.mark.parametrize("operation", ["status", "delete", "stop"])
+def test_a_kubectl_that_prints_nothing_is_never_an_absent_deployment(
+    fp: FakeProcess, operation: str
+) -> None:
+    """Exit 0 with nothing on stdout used to make `status` say missing and `delete` say
+    alreadyMissing while the Deployment ran: only a 404 (NotFound) means absent."""
+    fp.register(GET, stdout="")
+    with pytest.raises(errors.InternalError) as info:
+        getattr(make_provider(), operation)("testns/web-1")
+    assert info.value.details["problem"] == "output is empty"
     assert len(fp.calls) == 1
 
 
@@ -974,7 +991,7 @@ def test_reconfigure_racing_a_delete_is_not_found_and_creates_nothing(
 ) -> None:
     fp.register(GET, stdout=kubectl_object(deployment(replicas=replicas)))
     fp.register(APPLY_JSON, stderr=APPLY_UID_MISMATCH, returncode=1)
-    fp.register(GET, stdout="")  # why refused: the Deployment is gone
+    fp.register(GET, **ABSENT)  # why refused: the Deployment is gone
     with pytest.raises(errors.NotFound, match="deleted by another operation") as info:
         make_provider().reconfigure("testns/web-1", parse_spec(SPEC | {"cpus": 0.5}))
     assert info.value.exit_code == 3
@@ -1047,7 +1064,7 @@ def test_start_or_create_raced_by_a_delete_is_not_found(
         fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
         fp.register(SCALE_1, stdout="deployment.apps/web-1 scaled\n")
     else:
-        fp.register(GET, stdout="")
+        fp.register(GET, **ABSENT)
         fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
     fp.register(rollout(), stdout=ROLLED_OUT)
     fp.register(READ, stdout=kubectl_list([]))  # deleted after the rollout, before the read
@@ -1179,7 +1196,7 @@ def _planned_then_ran(
 
 
 def test_dry_run_create_equals_the_real_run(fp: FakeProcess, clock: Clock) -> None:
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
     fp.register(rollout(), stdout=ROLLED_OUT)
     fp.register(READ, stdout=kubectl_list(running_objects()))
@@ -1215,7 +1232,7 @@ def test_dry_run_delete_equals_the_real_run(fp: FakeProcess) -> None:
     fp.register(GET, stdout=kubectl_object(deployment()))
     fp.register(GET, stdout=kubectl_object(deployment()))
     fp.register(DELETE, stdout='deployment.apps "web-1" deleted\n')
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     planned, ran = _planned_then_ran(fp, 1, lambda p: p.delete("testns/web-1"))
     assert planned == ran == [GET, DELETE, GET]
 
@@ -1255,6 +1272,6 @@ def test_dry_run_status_reads_the_selector(fp: FakeProcess) -> None:
 
 
 def test_dry_run_status_of_a_missing_deployment_plans_the_one_read(fp: FakeProcess) -> None:
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     plan = make_provider(dry_run=True).read_plan("status", "testns/web-1")
     assert _without_notes(plan) == [GET]
