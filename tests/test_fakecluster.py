@@ -472,6 +472,150 @@ def test_progress_deadline(cluster: FakeCluster, kubectl: Runner) -> None:
     assert (prog["status"], prog["reason"]) == ("False", "ProgressDeadlineExceeded")
 
 
+# --------------------------------------------------------------------------- faithful controllers
+def pods_of(fc: FakeCluster, cid: str = "42") -> list[dict[str, Any]]:
+    return fc.list(
+        "pods", "testns", label_selector=f"org.mieweb.opensource-server.container-id={cid}"
+    )
+
+
+def ready_pod(
+    fc: FakeCluster, cid: str = "42", *, besides: set[str] = frozenset()
+) -> Callable[[], dict[str, Any] | None]:
+    def check() -> dict[str, Any] | None:
+        for p in pods_of(fc, cid):
+            if p["metadata"]["name"] in besides or p["metadata"].get("deletionTimestamp"):
+                continue
+            if any(
+                c["type"] == "Ready" and c["status"] == "True"
+                for c in p["status"].get("conditions") or []
+            ):
+                return p
+        return None
+
+    return check
+
+
+def test_replicaset_leaves_ended_pods_alone_and_replaces_them(cluster: FakeCluster) -> None:
+    """Real Kubernetes: an evicted or completed Pod is not counted by its ReplicaSet (a
+    replacement comes), not deleted by it, and not touched by the kubelet again."""
+    fc = cluster
+    fc.create_object(json.loads(deployment()))
+    first = fc.wait_for(ready_pod(fc), 10)["metadata"]["name"]
+    fc.evict_pod("testns", first)
+    second = fc.wait_for(ready_pod(fc, besides={first}), 10)["metadata"]["name"]
+    fc.evict_pod("testns", second, phase="Succeeded", reason="Completed", message="")
+    third = fc.wait_for(ready_pod(fc, besides={first, second}), 10)["metadata"]["name"]
+    (rs,) = fc.list("replicasets", "testns")
+    fc.wait_for(
+        lambda: (
+            (fc.get("replicasets", "testns", rs["metadata"]["name"]) or {})
+            .get("status", {})
+            .get("replicas")
+            == 1
+        ),
+        5,
+    )
+    phases = {p["metadata"]["name"]: p["status"]["phase"] for p in pods_of(fc)}
+    assert phases == {first: "Failed", second: "Succeeded", third: "Running"}
+    evicted = fc.get("pods", "testns", first)
+    assert evicted is not None and evicted["status"]["reason"] == "Evicted"
+    assert "deletionTimestamp" not in evicted["metadata"]
+
+    # Scaled to 0: the running Pod goes, the ended ones stay.
+    dep = fc.get("deployments", "testns", "web-1")
+    assert dep is not None
+    dep["spec"]["replicas"] = 0
+    fc.create_object(dep, replace=True)
+    fc.wait_for(lambda: third not in {p["metadata"]["name"] for p in pods_of(fc)}, 10)
+    assert {p["metadata"]["name"] for p in pods_of(fc)} == {first, second}
+    # Deleting the Deployment takes them with it (garbage collection).
+    fc.delete_object("deployments", "testns", "web-1")
+    fc.wait_for(lambda: not pods_of(fc), 10)
+
+
+def test_kubelet_does_not_restart_an_evicted_crashing_pod(cluster: FakeCluster) -> None:
+    fc = cluster
+    fc.create_object(json.loads(deployment(image="busybox:crashloop")))
+    crashing = fc.wait_for(pod_waiting_reason(fc, "42", "CrashLoopBackOff"), 10)
+    fc.evict_pod("testns", crashing["metadata"]["name"])
+
+    def replacement_restarted() -> bool:
+        return any(
+            p["metadata"]["name"] != crashing["metadata"]["name"]
+            and any(cs.get("restartCount") for cs in p["status"].get("containerStatuses") or [])
+            for p in pods_of(fc)
+        )
+
+    fc.wait_for(replacement_restarted, 10)
+    ended = fc.get("pods", "testns", crashing["metadata"]["name"])
+    assert ended is not None and ended["status"]["phase"] == "Failed"
+    assert all("terminated" in cs["state"] for cs in ended["status"]["containerStatuses"])
+
+
+def test_paused_deployment_gets_no_new_replicaset(cluster: FakeCluster) -> None:
+    fc = cluster
+    fc.create_object(json.loads(deployment()))
+    fc.wait_for(lambda: "web-1" in fc.mark_available_times, 10)
+    dep = fc.get("deployments", "testns", "web-1")
+    assert dep is not None
+    dep["spec"]["paused"] = True
+    dep["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "A", "value": "changed"}]
+    dep["spec"]["replicas"] = 2
+    gen = fc.create_object(dep, replace=True)["metadata"]["generation"]
+
+    def settled() -> dict[str, Any] | None:
+        d = fc.get("deployments", "testns", "web-1")
+        if not d or d["status"].get("observedGeneration") != gen:
+            return None
+        return d if d["status"].get("availableReplicas") == 2 else None
+
+    paused = fc.wait_for(settled, 10)
+    (rs,) = fc.list("replicasets", "testns")  # scaled, but no ReplicaSet for the new template
+    assert rs["spec"]["replicas"] == 2
+    assert "updatedReplicas" not in paused["status"]
+    prog = next(c for c in paused["status"]["conditions"] if c["type"] == "Progressing")
+    assert (prog["status"], prog["reason"], prog["message"]) == (
+        "Unknown",
+        "DeploymentPaused",
+        "Deployment is paused",
+    )
+    dep = fc.get("deployments", "testns", "web-1")
+    assert dep is not None
+    dep["spec"]["paused"] = False
+    fc.create_object(dep, replace=True)
+
+    def rolled_out() -> dict[str, Any] | None:
+        d = fc.get("deployments", "testns", "web-1")
+        prog = next(
+            (
+                c
+                for c in (d or {}).get("status", {}).get("conditions") or []
+                if c["type"] == "Progressing"
+            ),
+            {},
+        )
+        return d if prog.get("reason") == "NewReplicaSetAvailable" else None
+
+    done = fc.wait_for(rolled_out, 10)
+    assert done["status"]["updatedReplicas"] == 2
+    assert len(fc.list("replicasets", "testns")) == 2
+
+
+def test_controllers_scale_linearly(tmp_path: Path) -> None:
+    """200 workloads become available in seconds (the controllers used to deep-copy every
+    ReplicaSet and Pod on every pass under the store lock: over 80 s)."""
+    with FakeCluster(tmp_path, pod_ready_delay=0.3, termination_delay=0.1) as fc:
+        start = time.monotonic()
+        for i in range(200):
+            doc = json.loads(deployment(name=f"w-{i}", cid=str(i)))
+            doc["metadata"]["namespace"] = "default"
+            fc.create_object(doc)
+        fc.wait_for(lambda: len(fc.mark_available_times) == 200, 60)
+        elapsed = time.monotonic() - start
+        assert elapsed < 20, f"200 workloads took {elapsed:.1f} s to become available"
+
+
 # --------------------------------------------------------------------------- shapes
 def test_discovery_matches_reference(cluster: FakeCluster) -> None:
     for path, ref_file in (("/api", "api.aggregated.json"), ("/apis", "apis.aggregated.json")):

@@ -1,163 +1,41 @@
 """``kubectl-adapter``: the command Manager spawns. JSON on stdout, logs on stderr.
 
-Exactly one JSON document is printed on stdout, the result or ``{"error": ...}``, and the exit
-code is the error's (see ``errors``). Heavy modules are imported only by the commands that
-need them, so ``--help`` and ``capabilities`` stay fast.
+Exactly one document is printed on stdout, the result or ``{"error": ...}``, in JSON unless
+``-o yaml|table`` asks otherwise (``output``), and the exit code is the error's (see
+``errors``). Heavy modules are imported only by the commands that need them, so ``--help``
+and ``capabilities`` stay fast. On a terminal, waits draw one line of progress (``progress``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
-import json
 import math
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from time import monotonic
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..contract.errors import AdapterError, InternalError, Interrupted, InvalidInput
-from ..kubectl.bounds import MAX_SECONDS, check_seconds
-from ..kubectl.interrupts import Signalled, interrupting
+from ..kubectl.interrupts import Signalled, deferred, interrupting
+from .output import FORMATS, write_error, write_result
+from .parser import PROG, build_parser
 
 if TYPE_CHECKING:
     from ..kubectl.config import ClusterConfig
     from ..operations.provider import KubernetesProvider
 
-PROG = "kubectl-adapter"
+__all__ = ["PROG", "build_parser", "main", "run_command"]
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises InvalidInput instead of printing usage and exiting 2."""
+class _Sink(Protocol):
+    """Where log lines go: stderr, or the progress display that writes above its line."""
 
-    def error(self, message: str) -> NoReturn:
-        raise InvalidInput(f"{self.prog}: {message}", {"usage": self.format_usage().strip()})
+    def write(self, text: str, /) -> int: ...
 
-
-def _seconds(text: str) -> float:
-    """A numeric flag: finite, > 0 and at most a day, refused while parsing (before any call)."""
-    try:
-        return check_seconds(float(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a number of seconds > 0 and <= {MAX_SECONDS:g}"
-        ) from None
-
-
-def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
-    default: Any = argparse.SUPPRESS if suppress else None
-
-    def add(*names: str, **kwargs: Any) -> None:
-        if suppress:
-            kwargs["default"] = argparse.SUPPRESS
-        parser.add_argument(*names, **kwargs)
-
-    add("--kubeconfig", metavar="PATH", default=default, help="kubeconfig (else $KUBECONFIG)")
-    add("--context", metavar="NAME", default=default, help="kubeconfig context")
-    add("-n", "--namespace", metavar="NS", default=default, help="namespace (else context's)")
-    add("--kubectl", metavar="PATH", default=default, help="kubectl binary (else on PATH)")
-    add("--timeout", metavar="S", type=_seconds, default=default, help="bound on each wait (300)")
-    add(
-        "--request-timeout",
-        metavar="S",
-        type=_seconds,
-        default=default,
-        help="kubectl --request-timeout per API request (10)",
-    )
-    add(
-        "--call-timeout",
-        metavar="S",
-        type=_seconds,
-        default=default,
-        help="bound on any kubectl process that is not a wait (60)",
-    )
-    add(
-        "--deadline",
-        metavar="S",
-        type=_seconds,
-        default=default,
-        help="bound on the whole command (reads: --call-timeout; "
-        "waits: --timeout + 2 x --call-timeout)",
-    )
-    add("--cache-dir", metavar="DIR", default=default, help="kubectl --cache-dir")
-    add(
-        "--node-id",
-        metavar="ID",
-        default=default,
-        help="Manager node ID: only this node's workloads are listed or touched",
-    )
-    add(
-        "-v",
-        "--verbose",
-        action="store_true",
-        default=False if not suppress else default,
-        help="log every kubectl command to stderr, shell-quoted",
-    )
-    add(
-        "--dry-run",
-        action="store_true",
-        default=False if not suppress else default,
-        help="run nothing; print the kubectl commands and manifest",
-    )
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog=PROG,
-        description="Run Manager containers on Kubernetes, one Deployment each, via kubectl.",
-    )
-    _global_options(parser, suppress=False)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    commands.required = True
-
-    def command(name: str, help_text: str) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help_text, description=help_text)
-        _global_options(sub, suppress=True)
-        return sub
-
-    def provider_id(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("provider_id", metavar="PROVIDER_ID", help="namespace/deployment-name")
-
-    def owner(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument(
-            "--container-id",
-            metavar="ID",
-            help="refuse unless the Deployment belongs to this Manager container",
-        )
-
-    command("render", "print the Deployment manifest for a spec (no cluster)").add_argument(
-        "--spec", required=True, metavar="FILE", help="spec JSON file, or - for stdin"
-    )
-    command("create", "create the container and wait until it is available").add_argument(
-        "--spec", required=True, metavar="FILE", help="spec JSON file, or - for stdin"
-    )
-    command("check", "check kubectl, the API connection, namespace and permissions")
-    command("nodes", "list the cluster's nodes (discovery)")
-    command("list", "status of every Manager workload of this node (one kubectl call)")
-    command("capabilities", "what this provider offers Manager's shared jobs")
-    for name, text in (
-        ("status", "status of one container"),
-        ("network", "the container's current (ephemeral) Pod IP; MAC is always null"),
-    ):
-        provider_id(command(name, text))
-    for name, text in (
-        ("start", "scale to 1 and wait until available"),
-        ("stop", "scale to 0 and wait until the pods are gone"),
-        ("delete", "delete the Deployment; Kubernetes removes its ReplicaSets and Pods"),
-    ):
-        sub = command(name, text)
-        provider_id(sub)
-        owner(sub)
-    sub = command("reconfigure", "re-apply env, entrypoint, CPU and memory; wait for rollout")
-    provider_id(sub)
-    sub.add_argument("--spec", required=True, metavar="FILE", help="spec JSON file, or - for stdin")
-    sub.add_argument(
-        "--rollback-on-failure",
-        action="store_true",
-        help="on a failed rollout run `kubectl rollout undo` and wait for it",
-    )
-    return parser
+    def flush(self) -> None: ...
 
 
 def _deadline(args: argparse.Namespace) -> float:
@@ -175,15 +53,24 @@ def _deadline(args: argparse.Namespace) -> float:
     )
 
 
+def _check_identity_flags(args: argparse.Namespace) -> None:
+    """``--node-id`` and ``-n`` are checked like any other input, before any kubectl call."""
+    from ..contract.naming import DNS1123_RULE, LABEL_VALUE_RULE, is_dns1123_label, is_label_value
+
+    if args.node_id is not None and not is_label_value(args.node_id):
+        raise InvalidInput(f"--node-id {LABEL_VALUE_RULE}")
+    if args.namespace is not None and not is_dns1123_label(args.namespace):
+        raise InvalidInput(
+            f"-n/--namespace {args.namespace!r} {DNS1123_RULE}",
+            {"field": "namespace", "namespace": args.namespace},
+        )
+
+
 def _config(args: argparse.Namespace) -> ClusterConfig:
     from ..kubectl.bounds import DEFAULT_CALL_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WAIT_TIMEOUT
     from ..kubectl.config import ClusterConfig
 
-    if args.node_id is not None:
-        from ..contract.naming import LABEL_VALUE_RULE, is_label_value
-
-        if not is_label_value(args.node_id):
-            raise InvalidInput(f"--node-id {LABEL_VALUE_RULE}")
+    _check_identity_flags(args)
     return ClusterConfig(
         kubeconfig=args.kubeconfig,
         context=args.context,
@@ -202,7 +89,11 @@ def _config(args: argparse.Namespace) -> ClusterConfig:
 
 
 def _provider(args: argparse.Namespace) -> KubernetesProvider:
-    from ..operations.provider import KubernetesProvider
+    # Held while importing: the provider brings pydantic-core, a Rust extension whose module
+    # initialisation imports `datetime` through a capsule and aborts the process (a panic,
+    # exit 1, no document) if a signal's exception surfaces inside that import.
+    with deferred():
+        from ..operations.provider import KubernetesProvider
 
     return KubernetesProvider(_config(args))
 
@@ -217,6 +108,11 @@ def _dump(value: Any) -> Any:
 def run_command(args: argparse.Namespace) -> Any:
     """Dispatch one parsed command; returns what is printed (str for render, else JSON)."""
     command = args.command
+    _check_identity_flags(args)
+    if command == "completion":
+        from .completion import script
+
+        return script(build_parser(), args.shell)
     if command == "capabilities":
         from ..contract.capabilities import CAPABILITIES
 
@@ -229,6 +125,14 @@ def run_command(args: argparse.Namespace) -> Any:
         started = getattr(args, "started", None)
         left = _deadline(args) - (monotonic() - started) if started is not None else math.inf
         spec = load_spec(args.spec, wait_seconds=max(0.01, min(SPEC_WAIT_SECONDS, left)))
+        if args.node_id is not None and spec.node_id != args.node_id:
+            # The workload would carry the spec's node ID: this node would never list it and
+            # would refuse to touch it, while the node the spec names does not know it.
+            raise InvalidInput(
+                f"spec nodeId {spec.node_id!r} differs from --node-id {args.node_id!r}: a node "
+                "only creates and reconfigures its own containers",
+                {"field": "nodeId", "spec": spec.node_id, "nodeId": args.node_id},
+            )
     if command == "render":
         # No provider (and so no pydantic): render is the start-up-critical command.
         from ..rules.render import render_manifest
@@ -271,68 +175,98 @@ def run_command(args: argparse.Namespace) -> Any:
     raise InvalidInput(f"unknown command {command!r}")  # pragma: no cover - argparse stops it
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
+    """Run one command. ``process``: this is the whole process (the entry point), so signals
+    stay handled (ignored after the first) until it exits."""
     # A short-lived process that creates no reference cycles worth collecting, while the
     # cyclic GC would rescan kubectl's parsed output (millions of objects for a big list)
     # on every allocation burst: a third of `list`'s time at 5,000 workloads.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _main(argv)
+        return _main(list(sys.argv[1:] if argv is None else argv), process)
     finally:
         if collecting:
             gc.enable()
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: list[str], process: bool) -> int:
     started = monotonic()
-    with interrupting() as finishing:
-        return _run(argv, started, finishing)
+    if not argv:  # a person trying the command: the help, like kubectl's
+        build_parser().print_help(sys.stdout)
+        return 0
+    return _run(argv, started, process)
 
 
-def _interrupted(signum: int) -> int:
+def requested_format(argv: Sequence[str]) -> str:
+    """The ``-o`` the arguments ask for, known even when parsing them fails (JSON if unsure)."""
+    wanted = "json"
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg in ("-o", "--output") and i + 1 < len(argv):
+            wanted = argv[i + 1]
+        elif arg.startswith("--output="):
+            wanted = arg.partition("=")[2]
+        elif arg.startswith("-o") and not arg.startswith("--") and len(arg) > 2:
+            wanted = arg[2:].removeprefix("=")
+    return wanted if wanted in FORMATS else "json"
+
+
+def _interrupted(signum: int, fmt: str) -> int:
     name = signal.Signals(signum).name
     error = Interrupted(
         f"interrupted by {name}: kubectl was stopped; the cluster may be part-way through "
         "the operation (read its status)",
         {"signal": name},
     )
-    _print_json(error.to_json())
+    write_error(error.to_json(), fmt, sys.stdout, sys.stderr)
     return 128 + signum
 
 
-def _run(argv: Sequence[str] | None, started: float, finishing: Callable[[], None]) -> int:
-    parser = build_parser()
+def _run(argv: list[str], started: float, process: bool) -> int:
+    fmt = requested_format(argv)
+    finishing: Callable[[], None] = _nothing
+    # The handlers are installed inside the try: a signal at any moment (even one held since
+    # the process started, or one while the parser is built) ends in the Interrupted document.
     try:
-        args = parser.parse_args(argv)
-        args.started = started
-        if args.verbose:
-            _log_to_stderr()
-        result = run_command(args)
-        finishing()
+        with interrupting(until_exit=process) as finishing:
+            try:
+                args = build_parser().parse_args(argv)
+            except SystemExit as exc:  # --help, --version: printed, nothing to run
+                finishing()
+                return exc.code if isinstance(exc.code, int) else 0
+            args.started = started
+            fmt = args.output or "json"
+            if args.command == "render" and args.output not in (None, "yaml"):
+                raise InvalidInput(f"render prints the manifest as YAML: -o {fmt} does not apply")
+            with _progress(args) as stderr:
+                if args.verbose:
+                    _log_to(stderr, argv)
+                result = run_command(args)
+            finishing()
     except AdapterError as exc:
         finishing()
-        _print_json(exc.to_json())
+        write_error(exc.to_json(), fmt, sys.stdout, sys.stderr)
+        if exc.type == "InvalidInput" and "usage" in exc.details:
+            _hint_usage(exc.details["usage"])
         return exc.exit_code
     except Signalled as exc:
-        return _interrupted(exc.signum)
+        return _interrupted(exc.signum, fmt)
     except KeyboardInterrupt:
         finishing()
-        return _interrupted(signal.SIGINT)
-    except Exception as exc:  # a bug: still one JSON document, never a traceback on stdout
+        return _interrupted(signal.SIGINT, fmt)
+    except Exception as exc:  # a bug: still one document, never a traceback on stdout
         finishing()
         error = InternalError(f"unexpected {type(exc).__name__}: {exc}")
-        _print_json(error.to_json())
+        write_error(error.to_json(), fmt, sys.stdout, sys.stderr)
         import traceback
 
         from ..contract.redact import redact
 
         sys.stderr.write(redact(traceback.format_exc()))
         return error.exit_code
-    if isinstance(result, str):
-        sys.stdout.write(result)
-    else:
-        _print_json(_dump(result))
+    write_result(args.command, _dump(result), fmt, sys.stdout, sys.stderr)
     if args.command == "check" and not args.dry_run:
         from ..operations.cluster_checks import check_exit_code
 
@@ -340,26 +274,61 @@ def _run(argv: Sequence[str] | None, started: float, finishing: Callable[[], Non
     return 0
 
 
-def _log_to_stderr() -> None:
-    """Send the adapter's log (each kubectl command) to stderr, never to stdout."""
+def _nothing() -> None:
+    """``finishing`` before the handlers are installed."""
+
+
+@contextlib.contextmanager
+def _progress(args: argparse.Namespace) -> Iterator[_Sink]:
+    """On a terminal, every wait draws one progress line; yields where log lines go (above
+    that line). On a pipe (Manager) nothing changes: stderr as it always was."""
+    quiet = args.dry_run or args.command in ("render", "capabilities", "completion")
+    if quiet or not sys.stderr.isatty():  # checked first: a pipe imports nothing more
+        yield sys.stderr
+        return
+    from ..kubectl.progress import watching
+    from .progress import TerminalProgress, enabled
+
+    if not enabled(sys.stderr):
+        yield sys.stderr
+        return
+    display = TerminalProgress(sys.stderr, prog=PROG)
+    with watching(display):
+        yield display
+
+
+def _hint_usage(usage: str) -> None:
+    """A person at a terminal who mistyped gets the usage too (Manager reads the JSON)."""
+    if not sys.stderr.isatty():
+        return
+    from .progress import enabled
+
+    if enabled(sys.stderr):
+        sys.stderr.write(f"{usage}\nRun '{PROG} --help' for the commands and examples.\n")
+
+
+def _log_to(stream: _Sink, argv: Sequence[str]) -> None:
+    """Send the adapter's log (each kubectl command) to stderr, never to stdout.
+
+    The log is bash (see ``kubectl.transcript``): commands bare, everything else comments,
+    opened by the adapter command it reproduces. On a terminal ``stream`` writes the lines
+    above the progress line."""
     import logging
+    import shlex
+
+    from ..contract.redact import redact
 
     logger = logging.getLogger("kubectl_adapter")
     for handler in list(logger.handlers):
         logger.removeHandler(handler)
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter(f"{PROG}: %(message)s"))
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter("%(message)s"))
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     logger.propagate = False
-
-
-def _print_json(document: Any) -> None:
-    # Indented for a person at a terminal; one compact line for a program (Manager), where
-    # json's C encoder is ~10x faster than the indenting one on a 5,000-item list.
-    indent = 2 if sys.stdout.isatty() else None
-    sys.stdout.write(json.dumps(document, indent=indent) + "\n")
-    sys.stdout.flush()
+    logger.info(
+        "# %s: the kubectl commands it runs, as bash to paste", redact(shlex.join([PROG, *argv]))
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,7 +14,9 @@ from .runner import wait_timeout_args
 
 
 def get_deployment(name: str) -> list[str]:
-    return ["get", "deployment", name, "--ignore-not-found", "-o", "json"]
+    """By name; a 404 is kubectl's NotFound error (never ``--ignore-not-found``'s silence,
+    which a kubectl that prints nothing would imitate)."""
+    return ["get", "deployment", name, "-o", "json"]
 
 
 def owned(selector: str) -> list[str]:
@@ -28,13 +30,23 @@ def workload(selector: str) -> list[str]:
 
 
 def rollout_status(name: str, seconds: float) -> list[str]:
-    """One slice of a rollout wait, as waits.wait_rollout runs it."""
+    """A rollout wait as an operator pastes it (the adapter watches instead: ``transcript``)."""
     return ["rollout", "status", f"deployment/{name}", *wait_timeout_args(seconds)]
 
 
 def pods_gone(selector: str, seconds: float) -> list[str]:
-    """One slice of stop's wait for the pods to be deleted."""
-    return ["wait", "--for=delete", "pod", "-l", selector, *wait_timeout_args(seconds)]
+    """Stop's wait as an operator pastes it: until no live Pod is left. An evicted (Failed)
+    or Succeeded Pod, which nothing deletes, is not waited for (the adapter watches the
+    Deployment's ``status.replicas``, which does not count them either)."""
+    return [
+        "wait",
+        "--for=delete",
+        "pod",
+        "-l",
+        selector,
+        "--field-selector=status.phase!=Failed,status.phase!=Succeeded",
+        *wait_timeout_args(seconds),
+    ]
 
 
 def delete_deployment(name: str, timeout: float) -> list[str]:

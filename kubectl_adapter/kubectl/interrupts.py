@@ -5,6 +5,13 @@ SIGINT, SIGTERM and SIGHUP unwind the command as ``Signalled`` (a BaseException,
 group on the way out. A signal that lands while ``subprocess.Popen`` is still starting kubectl
 would unwind before the runner holds the process, leaving kubectl (and what it started)
 running: inside ``deferred()`` the signal is only recorded, and raised as soon as it ends.
+
+As a process (``python -m kubectl_adapter``, the ``kubectl-adapter`` script) the CLI holds
+these signals from its first line (``hold_from_start``): one that lands while the CLI is still
+importing or building its parser is raised as soon as ``interrupting()`` starts, inside the
+CLI's error handling. The first signal decides the exit code; later ones are ignored until the
+process exits (``until_exit``, ``SIG_IGN`` at the end because interpreter shutdown resets
+Python handlers to the default action), so a SIGINT after a SIGTERM cannot turn 143 into -2.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 INTERRUPTING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -33,9 +41,23 @@ class _State:
 
 def _raise(signum: int) -> None:
     if _State.deferring:
-        _State.pending = signum
+        if _State.pending is None:  # the first signal decides
+            _State.pending = signum
         return
     raise Signalled(signum)
+
+
+def _record(signum: int, frame: FrameType | None) -> None:
+    if _State.pending is None:
+        _State.pending = signum
+
+
+def hold_from_start() -> None:
+    """Record (not act on) these signals until ``interrupting()`` takes over: for the process
+    entry point, before the CLI is even imported."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in INTERRUPTING_SIGNALS:
+            signal.signal(signum, _record)
 
 
 @contextmanager
@@ -52,9 +74,11 @@ def deferred() -> Iterator[None]:
 
 
 @contextmanager
-def interrupting() -> Iterator[Callable[[], None]]:
+def interrupting(*, until_exit: bool = False) -> Iterator[Callable[[], None]]:
     """Install the handlers for one command; restore the previous ones afterwards (the CLI
-    also runs in-process, in tests). Only the main thread may install handlers.
+    also runs in-process, in tests), or, ``until_exit``, leave them ignoring every further
+    signal (the process is about to exit with the first one's code). Only the main thread
+    may install handlers. A signal ``hold_from_start`` recorded is raised on entry.
 
     Yields ``finishing``: once the outcome is being printed a signal no longer interrupts
     (the document must come out whole, and the command is over anyway).
@@ -74,10 +98,28 @@ def interrupting() -> Iterator[Callable[[], None]]:
         fired.append(signum)
         _raise(signum)
 
-    previous = {signum: signal.signal(signum, handle) for signum in INTERRUPTING_SIGNALS}
+    previous: dict[int, Any] = {}
     try:
+        _State.deferring += 1  # while the handlers change hands, a signal is only recorded
+        try:
+            for signum in INTERRUPTING_SIGNALS:
+                previous[signum] = signal.signal(signum, handle)
+        finally:
+            _State.deferring -= 1
+        early = _State.pending
+        if early is not None and not _State.deferring:
+            _State.pending = None
+            fired.append(early)
+            raise Signalled(early)
         yield finishing
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        if until_exit:
+            # Ignored, not merely unhandled: interpreter shutdown resets Python-level
+            # handlers to the default action (a late SIGINT would end us with -2), not SIG_IGN.
+            fired.append(0)
+            for number in previous:
+                signal.signal(number, signal.SIG_IGN)
+        else:
+            for number, handler in previous.items():
+                signal.signal(number, handler)
         _State.pending = None

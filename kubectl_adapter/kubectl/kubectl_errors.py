@@ -91,7 +91,19 @@ ERROR_TABLE: tuple[Rule, ...] = (
         ConfigurationError,
         "no current context in the kubeconfig",
     ),
-    _rule(r"error: stat .*: no such file or directory", ConfigurationError, "kubeconfig missing"),
+    _rule(
+        r"error: stat .*: (?:no such file or directory|not a directory)",
+        ConfigurationError,
+        "kubeconfig missing",
+    ),
+    # The kubeconfig's client certificate or key is not PEM (garbage client-certificate-data):
+    # before the connection rules, whose "tls: " would call it an outage worth retrying.
+    _rule(
+        r"tls: failed to find any PEM data|tls: failed to parse private key|"
+        r"tls: private key does not match public key|tls: found a certificate rather than a key",
+        ConfigurationError,
+        "invalid client certificate or key in the kubeconfig",
+    ),
     _rule(
         r"error loading config file|couldn't get version/kind; json parse error|"
         r"invalid configuration|exec plugin|getting credentials: ",
@@ -101,7 +113,8 @@ ERROR_TABLE: tuple[Rule, ...] = (
     # Input kubectl rejected before sending anything (no network involved, so no outage or
     # credential rule can be the real cause).
     _rule(
-        r"^error: error parsing |^error: no objects passed to |does not match the namespace",
+        r"^error: error parsing |^error: no objects passed to |does not match the namespace|"
+        r"^error: invalid namespace ",
         InvalidInput,
         "rejected input",
     ),
@@ -147,6 +160,22 @@ ERROR_TABLE: tuple[Rule, ...] = (
         r"^an error on the server \(",
         Unavailable,
         "API server error",
+    ),
+    # 410: the server no longer has what a read asked for (Expired: a resourceVersion or
+    # continue token too old; Gone). A fresh read is the remedy, so it is worth retrying.
+    _rule(
+        r"Error from server \((?:Expired|Gone)\)|^too old resource version: |"
+        r"continue parameter is too old",
+        Unavailable,
+        "API server answered 410 (Expired/Gone): the read is stale, a new one may succeed",
+    ),
+    # Something other than the API server answered at its URL (a proxy's sign-in or error
+    # page, with status 200): kubectl cannot decode the body.
+    _rule(
+        r"serializer for \S+(?:; charset=\S+)? doesn't exist|"
+        r"invalid character '<' looking for beginning of value",
+        Unavailable,
+        "not the API server: a proxy or load balancer answered with a page kubectl cannot read",
     ),
     # A bare 404 with no object named: the URL does not serve the Kubernetes API (discovery or
     # /version not found). Saying "not found" would claim the Deployment is gone.
@@ -248,6 +277,9 @@ def classify(
             )
         details["reason"] = "process timeout"
         return Timeout(f"kubectl did not finish in time and was stopped: {command}", details)
+    refused = _wait_refused(redact(command), stderr, details)
+    if refused is not None:
+        return refused
     decisive = "\n".join(line for line in cleaned.splitlines() if not _is_warning(line))
     no_objects = _NO_OBJECTS.search(decisive)
     if no_objects:
@@ -267,11 +299,39 @@ def classify(
             return rule.error(message, details)
     message = main_message(cleaned) or f"kubectl exited with status {returncode}"
     answered = [int(m["code"]) for m in _RESPONSE.finditer(stderr)]
-    if answered and (answered[-1] >= 500 or answered[-1] == 429):
-        # Only -v=6 runs (scale) show this: a 5xx whose body no rule recognises.
+    if answered and (answered[-1] >= 500 or answered[-1] in (410, 429)):
+        # Only -v=6 runs (scale) show this: a 5xx, 410 or 429 whose body no rule recognises.
         details["reason"] = f"API server answered {answered[-1]}"
         return Unavailable(message, details)
     return InternalError(message, details)
+
+
+# A wait (``rollout status``) whose watch cannot list any more: kubectl logs the refusal as a
+# klog line and retries until its --timeout, which can never end well. The runner stops it at
+# the first such line (``is_fatal_wait_line``) and ``classify`` types it by the refusal.
+_WAIT_REFUSED = re.compile(
+    r"reflector\.go:\d+\] .*failed to list [^:]+: "
+    r"(?P<refusal>Unauthorized|.* is forbidden: .*|forbidden.*)$",
+    re.M,
+)
+
+
+def is_fatal_wait_line(line: str) -> bool:
+    """A stderr line of a waiting kubectl that says its watch is refused (401/403)."""
+    return bool(_WAIT_REFUSED.search(line.rstrip()))
+
+
+def _wait_refused(command: str, stderr: str, details: dict[str, object]) -> AdapterError | None:
+    found = _WAIT_REFUSED.search(stderr)
+    if found is None:
+        return None
+    refusal = found["refusal"]
+    details["stderr"] = redact(refusal)
+    if refusal == "Unauthorized":
+        details["reason"] = "unauthorized (the wait's watch was refused)"
+        return Unauthorized(f"Unauthorized while waiting: {command}", details)
+    details["reason"] = "forbidden (the wait's watch was refused)"
+    return Forbidden(redact(refusal), details)
 
 
 # kubectl's server when no kubeconfig (or no current context) gives it one.

@@ -2,7 +2,9 @@
 
 Every call: a list argv (never a shell string), a timeout, manifests on stdin, stdout and
 stderr captured, failures translated by ``kubectl_errors.classify``. With ``verbose`` each
-command is logged shell-quoted, exactly as an operator can paste it.
+command is logged as bash an operator can paste (``transcript``), followed by its outcome as
+a comment; kubectl's own stderr is logged too from ``verbose`` 2 (``-vv``). A wait loop
+passes ``wait=transcript.Wait(...)`` on each slice, so the log shows the whole wait once.
 
 Bounds: a read-only kubectl (``get``, ``version``) lives at most ``--request-timeout`` plus a
 grace, any other non-wait call ``--call-timeout``, a wait its own timeout plus a grace; and
@@ -13,30 +15,33 @@ in its own process group, killed as a whole on every way out (bound, error, sign
 
 from __future__ import annotations
 
-import contextlib
-import glob
 import json
 import logging
-import os
-import re
-import select
-import shlex
 import shutil
-import signal
-import subprocess
 import sys
-import threading
 from collections.abc import Callable, Sequence
 from time import monotonic
 from typing import IO, Any, NamedTuple
 
-from ..contract.errors import AdapterError, ConfigurationError, InternalError, Timeout, Unavailable
+from ..contract.errors import (
+    AdapterError,
+    ConfigurationError,
+    InternalError,
+    Timeout,
+    Unavailable,
+)
+from ..contract.naming import DNS1123_RULE, is_dns1123_label
 from ..contract.redact import redact, register_kubeconfig_secrets
+from . import progress
 from .bounds import READ_GRACE_SECONDS
-from .config import ClusterConfig
-from .interrupts import deferred
+from .config import ClusterConfig, kubeconfig_looked_for, kubeconfig_paths, kubeconfig_usable
 from .kubectl_errors import classify, explain_kubeconfig
+from .processes import discovery_stamp, execute, watch_documents
+from .processes import kubectl_environment as kubectl_environment
 from .shapes import output_problem
+from .transcript import Wait, kubectl_stderr, outcome, seconds_arg, watched
+from .transcript import command as transcript_command
+from .transcript import display as transcript_display
 
 log = logging.getLogger("kubectl_adapter")
 
@@ -44,16 +49,21 @@ log = logging.getLogger("kubectl_adapter")
 # allowed to report its own timeout (with its own words) before we call it a hang.
 WAIT_GRACE_SECONDS = 15.0
 
-# A non-empty current-context in kubeconfig YAML or JSON.
-_CURRENT_CONTEXT = re.compile(r"""(?<![\w-])["']?current-context["']?\s*:\s*["']?[^"'\s,}]""")
-
-# How long we still read a killed kubectl's pipes: a child it started (an exec credential
-# plugin) can hold them open, and must not turn our bounded call into an unbounded one.
-KILL_DRAIN_SECONDS = 5.0
-
 # kubectl verbs that only read: bounded by the request timeout (plus READ_GRACE_SECONDS),
-# not by the much longer --call-timeout.
-READ_VERBS = frozenset({"get", "version"})
+# not by the much longer --call-timeout. ``config view`` reads only the kubeconfig, yet the
+# Cloud SDK dispatcher build may run the exec credential plugin for it (to ask the server's
+# version): a hanging plugin must cost a read's bound, not --call-timeout.
+READ_VERBS = frozenset({"get", "version", "config"})
+
+# The context's own namespace, exactly: ``{..namespace}`` would also match a ``namespace``
+# key anywhere else in the minified kubeconfig (a cluster's ``extensions``), in map order.
+CONTEXT_NAMESPACE = [
+    "config",
+    "view",
+    "--minify",
+    "-o",
+    "jsonpath={.contexts[0].context.namespace}",
+]
 
 
 class KubectlResult(NamedTuple):
@@ -63,13 +73,11 @@ class KubectlResult(NamedTuple):
     stderr: str
 
 
-def _seconds(value: float) -> str:
-    """kubectl duration: whole seconds, at least 1 (``0`` would mean "no timeout")."""
-    return f"{max(1, round(value))}s"
+_seconds = seconds_arg
 
 
 class KubectlRunner:
-    """Runs kubectl for one ClusterConfig; the only module that touches ``subprocess``."""
+    """Runs kubectl for one ClusterConfig; its processes are handled by ``processes``."""
 
     def __init__(self, config: ClusterConfig, *, progress: IO[str] | None = None) -> None:
         self.config = config
@@ -136,8 +144,7 @@ class KubectlRunner:
     @staticmethod
     def display(argv: Sequence[str]) -> str:
         """The command as an operator would type it (``kubectl``, not its resolved path)."""
-        shown = ["kubectl", *argv[1:]] if argv and os.path.basename(argv[0]) == "kubectl" else argv
-        return redact(shlex.join(shown))
+        return transcript_display(argv)
 
     # -- running ----------------------------------------------------------------------------
 
@@ -150,38 +157,60 @@ class KubectlRunner:
         timeout: float | None = None,
         stream: bool = False,
         request_timeout: bool = True,
+        wait: Wait | None = None,
+        absent_ok: bool = False,
     ) -> KubectlResult:
-        """Run kubectl; return its output on exit 0, raise the mapped error otherwise."""
+        """Run kubectl; return its output on exit 0, raise the mapped error otherwise.
+
+        ``wait``: this run is one slice of a longer wait (see ``transcript``). ``absent_ok``:
+        the caller reads a NotFound as "absent" (a read by name); the log says so, and its
+        line goes on after a 404 when pasted under ``bash -e``."""
         argv = self.argv(args, namespace=namespace, request_timeout=request_timeout)
         shown = self.display(argv)
-        if self.config.verbose:
-            log.info("+ %s", shown)
+        verbose = int(self.config.verbose)
+        if verbose:
+            log.info("%s", transcript_command(argv, stdin=stdin, wait=wait, absent=absent_ok))
         bound = timeout if timeout is not None else self.default_bound(args)
         remaining = self.remaining()
         cut = remaining is not None and remaining < bound
         if remaining is not None and remaining <= 0:
-            raise Timeout(
-                f"the command's overall deadline ({self.config.deadline:g}s, --deadline) "
-                f"was reached before: {shown}",
-                {"command": shown, "reason": "deadline", "deadlineSeconds": self.config.deadline},
-            )
+            if verbose:
+                log.info("# not run: the command's overall deadline (--deadline) was reached")
+            raise self._deadline_reached("before", shown)
         if cut:
             assert remaining is not None
             bound = remaining
         # A read bound covers one request, not kubectl's discovery before it: with a cold
         # cache on a slow API, discovery alone can use the bound up. If the killed run left
         # the discovery cache written, it did get through: once more, now with a warm cache.
-        cold = self._discovery_stamp() if timeout is None and _is_read(args) else None
-        returncode, stdout, stderr = self._execute(argv, stdin, bound, stream)
-        if returncode is None and cold is not None and self._discovery_stamp() != cold:
+        cold = (
+            discovery_stamp(self.config.cache_dir) if timeout is None and _is_read(args) else None
+        )
+        echo = self._echo if stream else None
+        began = monotonic()
+        returncode, stdout, stderr = execute(argv, stdin, bound, echo)
+        if (
+            returncode is None
+            and cold is not None
+            and discovery_stamp(self.config.cache_dir) != cold
+        ):
             again = self.remaining()
             if again is None or again > 0:
-                log.info("kubectl spent its bound on discovery (cold cache): once more")
+                log.info("# kubectl spent its bound on discovery (cold cache): once more")
                 bound = bound if again is None else min(bound, again)
-                returncode, stdout, stderr = self._execute(argv, stdin, bound, stream)
-        if returncode != 0 or (self.config.verbose and stderr.strip()):
+                returncode, stdout, stderr = execute(argv, stdin, bound, echo)
+        if returncode != 0 or (verbose and stderr.strip()):
             # Before any message is built: kubectl's stderr may repeat a credential bare.
-            register_kubeconfig_secrets(self._kubeconfig_paths())
+            register_kubeconfig_secrets(kubeconfig_paths(self.config))
+        failure = None
+        if returncode:
+            # kubectl get prints an empty List on stdout even when the LIST failed:
+            # only the exit status tells, so stdout is never looked at here.
+            failure = self._explain_kubeconfig(classify(shown, returncode, stderr))
+        if verbose:
+            log.info("%s", outcome(returncode, monotonic() - began, stderr))
+            if verbose > 1 and stderr.strip():
+                log.info("%s", kubectl_stderr(stderr))
         if returncode is None:
             error = classify(shown, -1, stderr, timed_out=True)
             error.details["timeoutSeconds"] = bound
@@ -189,60 +218,16 @@ class KubectlRunner:
                 error.details["reason"] = "deadline"
                 error.details["deadlineSeconds"] = self.config.deadline
             raise error
-        if returncode != 0:
-            # kubectl get prints an empty List on stdout even when the LIST failed:
-            # only the exit status tells, so stdout is never looked at here.
-            raise self._explain_kubeconfig(classify(shown, returncode, stderr))
-        if stderr.strip() and self.config.verbose:
-            log.info("kubectl stderr: %s", redact(stderr.strip()))
+        if failure is not None:
+            raise failure
         return KubectlResult(argv, returncode, stdout, stderr)
-
-    def _discovery_stamp(self) -> tuple[int, int]:
-        """How many discovery caches kubectl has written, and the newest one's time."""
-        root = self.config.cache_dir or os.environ.get("KUBECACHEDIR")
-        if not root:
-            root = os.path.join(os.path.expanduser("~"), ".kube", "cache")
-        found = glob.glob(os.path.join(glob.escape(root), "discovery", "*", "servergroups.json"))
-        newest = 0
-        for path in found:
-            with contextlib.suppress(OSError):
-                newest = max(newest, os.stat(path).st_mtime_ns)
-        return len(found), newest
-
-    def _kubeconfig_paths(self) -> list[str]:
-        """The kubeconfig files kubectl reads: ``--kubeconfig``, else ``$KUBECONFIG``'s list,
-        else ``~/.kube/config``."""
-        if self.config.kubeconfig:
-            return [self.config.kubeconfig]
-        env = os.environ.get("KUBECONFIG")
-        if env:
-            return [path for path in env.split(os.pathsep) if path]
-        return [os.path.expanduser("~/.kube/config")]
-
-    def _kubeconfig_looked_for(self) -> str:
-        """Which kubeconfig kubectl read, as an operator would name it."""
-        if self.config.kubeconfig:
-            return f"--kubeconfig {self.config.kubeconfig}"
-        if os.environ.get("KUBECONFIG"):
-            return f"$KUBECONFIG={os.environ['KUBECONFIG']}"
-        return f"{self._kubeconfig_paths()[0]} (no --kubeconfig, $KUBECONFIG unset)"
-
-    def _kubeconfig_usable(self) -> bool:
-        """Some kubeconfig file exists and names a context (``--context`` or current-context)."""
-        for path in self._kubeconfig_paths():
-            try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read(1 << 20)
-            except OSError:
-                continue
-            if self.config.context or _CURRENT_CONTEXT.search(text):
-                return True
-        return False
 
     def _explain_kubeconfig(self, error: AdapterError) -> AdapterError:
         if not isinstance(error, ConfigurationError | Unavailable):
             return error
-        return explain_kubeconfig(error, self._kubeconfig_looked_for(), self._kubeconfig_usable())
+        return explain_kubeconfig(
+            error, kubeconfig_looked_for(self.config), kubeconfig_usable(self.config)
+        )
 
     def context_namespace(self) -> str:
         """``-n``, else the context's namespace, else ``default``: the namespace kubectl would use.
@@ -254,8 +239,17 @@ class KubectlRunner:
             return self.config.namespace
         if self.config.dry_run:
             return "default"
-        out = self.run(["config", "view", "--minify", "-o", "jsonpath={..namespace}"]).stdout
-        return out.split()[0] if out.strip() else "default"
+        found = self.run(CONTEXT_NAMESPACE).stdout.strip()
+        if not found:
+            return "default"
+        if not is_dns1123_label(found):
+            looked_for = kubeconfig_looked_for(self.config)
+            raise ConfigurationError(
+                f"the kubeconfig context's namespace {found!r} {DNS1123_RULE} "
+                f"(kubeconfig: {looked_for}); fix the context or pass -n",
+                {"namespace": found, "kubeconfig": looked_for},
+            )
+        return found
 
     def run_json(self, args: Sequence[str], **kwargs: Any) -> Any:
         """Run a kubectl command that prints JSON; empty output (``--ignore-not-found``) is None.
@@ -264,9 +258,16 @@ class KubectlRunner:
         rules get is typed, and anything else is InternalError naming the command.
         """
         result = self.run(args, **kwargs)
-        if not result.stdout or result.stdout.isspace():  # isspace stops at the first byte
-            return None
         shown = self.display(result.argv)
+        if not result.stdout or result.stdout.isspace():  # isspace stops at the first byte
+            if _ignores_not_found(args):
+                return None  # kubectl's only silent success: the named object is absent
+            # Never "absent": a kubectl (or a wrapper) that exits 0 and prints nothing where
+            # JSON is due would otherwise turn a running Deployment into "missing".
+            raise InternalError(
+                f"{shown} exited 0 but printed nothing where JSON was expected",
+                {"command": shown, "problem": "output is empty"},
+            )
         try:
             data = json.loads(result.stdout)
         except (json.JSONDecodeError, RecursionError) as exc:
@@ -288,250 +289,69 @@ class KubectlRunner:
         *,
         namespace: str | None = None,
         seconds: float,
+        wait: Wait | None = None,
     ) -> bool:
         """Run a ``kubectl get … --watch -o json`` for at most ``seconds``; feed each JSON
         document it prints to ``on_object`` as it arrives.
 
         True: ``on_object`` said the wait is over (kubectl is then killed). False: the time
         passed, or the server ended the watch, without that. kubectl failing raises the
-        mapped error; ``on_object`` raising ends the watch with its error.
+        mapped error; ``on_object`` raising ends the watch with its error. ``wait`` says
+        which slice of which wait this is, and the command an operator pastes to wait the
+        same way (``transcript``).
         """
         argv = self.argv(args, namespace=namespace, request_timeout=False)
         shown = self.display(argv)
-        if self.config.verbose:
-            log.info("+ %s", shown)
+        verbose = int(self.config.verbose)
+        if verbose:
+            log.info(
+                "%s", transcript_command(argv, wait=wait, by_hand=self._by_hand(wait, namespace))
+            )
         remaining = self.remaining()
         if remaining is not None and remaining <= 0:
-            raise Timeout(
-                f"the command's overall deadline ({self.config.deadline:g}s, --deadline) "
-                f"was reached before: {shown}",
-                {"command": shown, "reason": "deadline", "deadlineSeconds": self.config.deadline},
-            )
+            raise self._deadline_reached("before", shown)
         cut = remaining is not None and remaining < seconds
         bound = min(seconds, remaining) if remaining is not None else seconds
-        proc: subprocess.Popen[Any] | None = None
-        err: list[bytes] = []
-        try:
-            with deferred():
-                proc = self._spawn(argv, False, False)
-            drain = threading.Thread(target=_drain, args=(proc.stderr, err), daemon=True)
-            drain.start()
-            ended = _feed_documents(proc, on_object, monotonic() + bound)
-            if ended is not None:
-                return ended
-            returncode = proc.wait()
-            drain.join(timeout=KILL_DRAIN_SECONDS)
-        finally:
-            if proc is not None:
-                _kill_group(proc)
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    proc.wait(timeout=KILL_DRAIN_SECONDS)  # reaped: no zombie left behind
-                for pipe in (proc.stdin, proc.stdout, proc.stderr):
-                    if pipe is not None:
-                        pipe.close()
-        stderr = _text(b"".join(err))
-        if returncode != 0:
-            register_kubeconfig_secrets(self._kubeconfig_paths())
+        began = monotonic()
+        ended, returncode, stderr = watch_documents(argv, on_object, bound)
+        if returncode:
+            # Before any message is built: kubectl's stderr may repeat a credential bare.
+            register_kubeconfig_secrets(kubeconfig_paths(self.config))
+        if verbose:
+            log.info("%s", watched(ended, returncode, monotonic() - began, stderr))
+        if ended is not None:
+            return ended
+        if returncode:
             raise self._explain_kubeconfig(classify(shown, returncode, stderr))
         if cut:
-            raise Timeout(
-                f"the command's overall deadline ({self.config.deadline:g}s, --deadline) "
-                f"was reached during: {shown}",
-                {"command": shown, "reason": "deadline", "deadlineSeconds": self.config.deadline},
-            )
+            raise self._deadline_reached("during", shown)
         return False
 
-    def _execute(
-        self, argv: list[str], stdin: str | None, timeout: float, stream: bool
-    ) -> tuple[int | None, str, str]:
-        """Run the process; ``None`` as exit status means it was killed at ``timeout``."""
-        proc: subprocess.Popen[Any] | None = None
-        try:
-            # A signal while Popen starts kubectl waits until we hold the process (see
-            # ``interrupts``): unwinding earlier would leave kubectl running, unknown to us.
-            with deferred():
-                proc = self._spawn(argv, stdin is not None, stream)
-            if stream:
-                return self._execute_streaming(proc, stdin, timeout)
-            data = stdin.encode("utf-8") if stdin is not None else None
-            try:
-                stdout, stderr = proc.communicate(data, timeout=timeout)
-            except subprocess.TimeoutExpired:
-                _kill_group(proc)
-                try:
-                    stdout, stderr = proc.communicate(timeout=KILL_DRAIN_SECONDS)
-                except subprocess.TimeoutExpired:
-                    stdout, stderr = b"", b""
-                return None, _text(stdout), _text(stderr)
-            return proc.returncode, _text(stdout), _text(stderr)
-        finally:
-            # On every way out (a bound, a signal, a bug of ours, and after a normal exit,
-            # for a credential plugin kubectl left behind): the whole group dies.
-            if proc is not None:
-                _kill_group(proc)
-                for pipe in (proc.stdin, proc.stdout, proc.stderr):
-                    if pipe is not None:
-                        pipe.close()
+    def _by_hand(self, wait: Wait | None, namespace: str | None) -> list[str] | None:
+        if wait is None or not wait.by_hand:
+            return None
+        return self.argv(wait.by_hand, namespace=namespace, request_timeout=False)
 
-    @staticmethod
-    def _spawn(argv: list[str], has_stdin: bool, stream: bool) -> subprocess.Popen[Any]:
-        """Start kubectl in its own process group; a kubectl that cannot run is configuration."""
-        try:
-            return subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE if has_stdin else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                # Bytes unless streaming: text mode would translate newlines over the whole
-                # of a big `get -o json` (tens of MB) for nothing; we decode once instead.
-                text=stream,
-                encoding="utf-8" if stream else None,
-                errors="replace" if stream else None,
-                # Its own process group: kubectl and whatever it starts (exec credential
-                # plugins) are killed together, and a terminal's Ctrl-C reaches only us.
-                start_new_session=True,
-            )
-        except FileNotFoundError:
-            raise ConfigurationError(
-                f"kubectl not found at {argv[0]!r}", {"kubectl": argv[0]}
-            ) from None
-        except PermissionError:
-            raise ConfigurationError(
-                f"kubectl at {argv[0]!r} is not executable", {"kubectl": argv[0]}
-            ) from None
-        except OSError as exc:  # e.g. ENOEXEC: not a program for this machine
-            raise ConfigurationError(
-                f"kubectl at {argv[0]!r} cannot be run: {exc.strerror or exc}",
-                {"kubectl": argv[0]},
-            ) from None
+    def _deadline_reached(self, when: str, shown: str) -> Timeout:
+        return Timeout(
+            f"the command's overall deadline ({self.config.deadline:g}s, --deadline) "
+            f"was reached {when}: {shown}",
+            {"command": shown, "reason": "deadline", "deadlineSeconds": self.config.deadline},
+        )
 
-    def _execute_streaming(
-        self, proc: subprocess.Popen[str], stdin: str | None, timeout: float
-    ) -> tuple[int | None, str, str]:
-        """Echo kubectl's stdout (rollout progress) to our stderr line by line as it comes."""
-        out: list[str] = []
-        err: list[str] = []
-
-        def feed() -> None:
-            # Without this a kubectl reading ``-f -`` would wait for stdin until killed.
-            if proc.stdin is None:
-                return
-            try:
-                if stdin:
-                    proc.stdin.write(stdin)
-                proc.stdin.close()
-            except (BrokenPipeError, ValueError):
-                pass  # kubectl exited (or was killed) before reading all of it
-
-        def pump(source: IO[str] | None, sink: list[str], echo: bool) -> None:
-            if source is None:
-                return
-            try:
-                for line in iter(source.readline, ""):
-                    sink.append(line)
-                    if echo:
-                        self.progress.write(f"kubectl: {redact(line.rstrip())}\n")
-                        self.progress.flush()
-            except (OSError, ValueError):
-                pass  # the pipe was closed under us after the drain period
-
-        threads = [
-            threading.Thread(target=pump, args=(proc.stdout, out, True), daemon=True),
-            threading.Thread(target=pump, args=(proc.stderr, err, False), daemon=True),
-            threading.Thread(target=feed, daemon=True),
-        ]
-        for thread in threads:
-            thread.start()
-        try:
-            returncode: int | None = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            proc.wait()
-            returncode = None
-        for thread in threads:
-            thread.join(timeout=KILL_DRAIN_SECONDS)
-        return returncode, "".join(out), "".join(err)
+    def _echo(self, line: str) -> None:
+        """kubectl's progress line: to the progress display, else to our stderr."""
+        if not progress.note(redact(line.rstrip())):
+            # Under -v stderr is a pasteable log: progress goes in as comments.
+            mark = "# " if self.config.verbose else ""
+            self.progress.write(f"{mark}kubectl: {redact(line.rstrip())}\n")
+            self.progress.flush()
 
 
-def _kill_group(proc: subprocess.Popen[Any]) -> None:
-    """SIGKILL kubectl's whole process group (it leads it: ``start_new_session``).
-
-    The group outlives kubectl while any member lives, so its ID is not reused by then; once
-    the group is empty the kill finds nothing. A pid below 2 is never a group we made
-    (``killpg(0)`` would be our own group): then only the process itself is killed.
-    """
-    if proc.pid is not None and proc.pid > 1:
-        # ESRCH: the group is gone, nothing of it is left to kill.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    if proc.poll() is None:
-        proc.kill()
-
-
-def _drain(source: IO[bytes] | None, sink: list[bytes]) -> None:
-    if source is None:
-        return
-    with contextlib.suppress(OSError, ValueError):
-        for chunk in iter(lambda: source.read1(65536), b""):  # type: ignore[attr-defined]
-            sink.append(chunk)
-
-
-def _feed_documents(
-    proc: subprocess.Popen[Any], on_object: Callable[[Any], bool], deadline: float
-) -> bool | None:
-    """Read kubectl's stdout until ``deadline``: each document kubectl prints goes to
-    ``on_object``. True/False: the watch is over
-    (``on_object`` said so / the time passed); None: kubectl exited first."""
-    assert proc.stdout is not None
-    try:
-        fd: int | None = proc.stdout.fileno()
-    except (OSError, ValueError, AttributeError):
-        fd = None  # not a pipe (a test's stand-in for kubectl): read it as it comes
-    pending = b""
-    lines: list[bytes] = []
-    while True:
-        left = deadline - monotonic()
-        if left <= 0:
-            return False
-        if fd is not None:
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
-                return False
-            chunk = os.read(fd, 1 << 16)
-        else:
-            chunk = proc.stdout.readline()
-            if isinstance(chunk, str):
-                chunk = chunk.encode()
-        if not chunk:
-            if pending:
-                chunk, pending = pending + b"\n", b""
-            else:
-                return None
-        pending += chunk
-        *complete, pending = pending.split(b"\n")
-        for line in complete:
-            lines.append(line)
-            end = line.rstrip()
-            # A document ends on a bare "}" (indented output) or is one line (watch events).
-            if end != b"}" and not (len(lines) == 1 and end.endswith(b"}")):
-                continue
-            try:
-                document = json.loads(b"\n".join(lines))
-            except (json.JSONDecodeError, RecursionError, UnicodeDecodeError) as exc:
-                if end != b"}":
-                    continue  # one line of a longer document
-                raise InternalError(
-                    f"kubectl printed a watch event that is not JSON: {exc}", {}
-                ) from None
-            lines = []
-            if on_object(document):
-                return True
-
-
-def _text(output: bytes | str | None) -> str:
-    if not output:
-        return ""
-    return output if isinstance(output, str) else output.decode("utf-8", "replace")
+def _ignores_not_found(args: Sequence[str]) -> bool:
+    """``--ignore-not-found`` is on: an absent object is printed as nothing at all."""
+    flags = [str(arg) for arg in args if str(arg).startswith("--ignore-not-found")]
+    return bool(flags) and flags[-1] in ("--ignore-not-found", "--ignore-not-found=true")
 
 
 def _is_read(args: Sequence[str]) -> bool:

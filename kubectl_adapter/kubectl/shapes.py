@@ -132,6 +132,7 @@ _METADATA = _object(
         "name": _string,
         "namespace": _string,
         "uid": _string,
+        "resourceVersion": _string,
         "generation": _integer,
         "creationTimestamp": _string,
         "labels": _map(_string),
@@ -234,15 +235,17 @@ KINDS: dict[str, Check] = {
     "Namespace": NAMESPACE,
     "SelfSubjectAccessReview": ACCESS_REVIEW,
 }
-# `kubectl get RESOURCE NAME` prints one object of this kind.
-_SINGULAR = {
-    "deployment": "Deployment",
-    "deployments": "Deployment",
-    "deployment.apps": "Deployment",
-    "namespace": "Namespace",
-    "namespaces": "Namespace",
-    "ns": "Namespace",
+# The kind of what `kubectl get RESOURCE ...` prints (the object, or each item of the List).
+_RESOURCE_KINDS = {
+    **dict.fromkeys(("deployment", "deployments", "deployment.apps", "deploy"), "Deployment"),
+    **dict.fromkeys(("replicaset", "replicasets", "replicaset.apps", "rs"), "ReplicaSet"),
+    **dict.fromkeys(("pod", "pods", "po"), "Pod"),
+    **dict.fromkeys(("node", "nodes", "no"), "Node"),
+    **dict.fromkeys(("event", "events", "ev"), "Event"),
+    **dict.fromkeys(("namespace", "namespaces", "ns"), "Namespace"),
 }
+# List items of a `get a,b,c` must say their kind: nothing else tells a Pod from a ReplicaSet.
+ANY_KIND = "*"
 
 
 def object_problem(value: Any, kind: str | None = None) -> str | None:
@@ -250,20 +253,26 @@ def object_problem(value: Any, kind: str | None = None) -> str | None:
 
     Without a ``kind`` either way nothing more can be checked (a List item of a kind the
     adapter ignores); a kind-less answer to ``get deployment NAME`` is checked as a Deployment.
+    ``kind=ANY_KIND``: any kind, but it must be there.
     """
     if not isinstance(value, dict):
         return f" is {_what(value)}, expected an object"
     found = value.get("kind")
     if found is not None and not isinstance(found, str):
         return f".kind is {_what(found)}, expected a string"
+    if kind == ANY_KIND:
+        if found is None:
+            return ".kind is missing (a List of several kinds)"
+        kind = None
     if kind is not None and found is not None and found != kind:
         return f".kind is {found!r}, expected {kind!r}"
     check = KINDS.get(found or kind or "")
     return check(value) if check is not None else None
 
 
-def list_problem(value: Any) -> str | None:
-    """A List (``kubectl get a,b -o json``): ``items`` (absent means none) of typed objects."""
+def list_problem(value: Any, item_kind: str | None = None) -> str | None:
+    """A List (``kubectl get a,b -o json``): ``items`` (absent means none) of typed objects,
+    each of ``item_kind`` when given (a kind-less item is checked as one)."""
     if not isinstance(value, dict):
         return f" is {_what(value)}, expected an object"
     kind = value.get("kind", "List")
@@ -273,10 +282,19 @@ def list_problem(value: Any) -> str | None:
     if not isinstance(items, list):
         return f".items is {_what(items)}, expected a list"
     for index, item in enumerate(items):
-        problem = object_problem(item)
+        problem = object_problem(item, item_kind)
         if problem is not None:
             return f".items[{index}]{problem}"
     return None
+
+
+def _positional(args: Sequence[str]) -> list[str]:
+    positional = []
+    for arg in args[1:]:
+        if arg.startswith("-"):
+            break
+        positional.append(arg)
+    return positional
 
 
 def expected_output(args: Sequence[str]) -> str:
@@ -289,14 +307,20 @@ def expected_output(args: Sequence[str]) -> str:
         return "Deployment"  # the adapter applies nothing else
     if args[0] != "get":
         return "object"
-    positional = []
-    for arg in args[1:]:
-        if arg.startswith("-"):
-            break
-        positional.append(arg)
+    positional = _positional(args)
     if len(positional) == 2 and "," not in positional[0]:
-        return _SINGULAR.get(positional[0], "object")
+        return _RESOURCE_KINDS.get(positional[0], "object")
     return "List"
+
+
+def _item_kind(args: Sequence[str]) -> str | None:
+    """The kind every item of ``kubectl get RESOURCES`` has: one resource's, or ANY_KIND."""
+    positional = _positional(args) if args and args[0] == "get" else []
+    if len(positional) != 1:
+        return None
+    if "," in positional[0]:
+        return ANY_KIND
+    return _RESOURCE_KINDS.get(positional[0])
 
 
 def output_problem(args: Sequence[str], value: Any) -> str | None:
@@ -307,5 +331,5 @@ def output_problem(args: Sequence[str], value: Any) -> str | None:
     if expected == "List" or (
         expected == "object" and isinstance(value, dict) and "items" in value
     ):
-        return list_problem(value)
+        return list_problem(value, _item_kind(args))
     return object_problem(value, None if expected == "object" else expected)

@@ -41,6 +41,11 @@ def access_reviews(needs: list[Need], namespace: str) -> dict[str, Any]:
     }
 
 
+def access_review_document(namespace: str) -> str:
+    """What ``check`` feeds ``kubectl create -f -``: every permission the adapter needs."""
+    return json.dumps(access_reviews([*NAMESPACED_NEEDS, *CLUSTER_NEEDS], namespace), indent=1)
+
+
 def check_cluster(runner: KubectlRunner, namespace: str, context: str | None) -> CheckResult:
     """kubectl and API reachable, namespace present, and every permission, one by one."""
     version = runner.run_json(["version", "-o", "json"]) or {}
@@ -54,7 +59,7 @@ def check_cluster(runner: KubectlRunner, namespace: str, context: str | None) ->
         exists = None
     needs = [*NAMESPACED_NEEDS, *CLUSTER_NEEDS]
     answer = runner.run(
-        ["create", "-f", "-", "-o", "json"], stdin=json.dumps(access_reviews(needs, namespace))
+        ["create", "-f", "-", "-o", "json"], stdin=access_review_document(namespace)
     )
     items = _json_documents(answer.stdout)
     permissions = []

@@ -23,9 +23,9 @@ def create(node: Workloads, namespace: str, spec: ContainerSpec) -> Snapshot | D
         # The selector follows from the spec's container ID: no read is needed.
         return plans.build(
             node.runner,
-            (commands.get_deployment(pid.name), ""),
+            plans.Step(commands.get_deployment(pid.name), absent_ok=True),
             (apply, ""),
-            plans.watch_step(pid.name, node.config.timeout),
+            plans.watch_step(pid.name, commands.rollout_status(pid.name, node.config.timeout)),
             (commands.workload(selector), ""),
             namespace=namespace,
             manifest=manifest,

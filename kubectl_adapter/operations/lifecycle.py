@@ -8,7 +8,7 @@ from typing import Any
 from ..contract.errors import AdapterError, NotFound, Timeout
 from ..contract.models import DeleteResult, DryRunPlan, Snapshot
 from ..contract.naming import deployment_selector, owner_labels, parse_provider_id
-from ..kubectl import commands
+from ..kubectl import commands, progress
 from ..kubectl.runner import process_bound
 from ..rules.ownership import check_ownership
 from ..rules.races import not_deleted, rollout_event, stop_event, uid_of
@@ -30,13 +30,14 @@ def start(
         check_ownership(deployment, container_id=container_id, node_id=node.config.node_id)
         # The patch changes nothing on a running workload: then it shows the rollout
         # complete and no wait runs.
+        rollout = commands.rollout_status(pid.name, node.config.timeout)
         done = desired_replicas(deployment) == 1 and _quietly(
             lambda: rollout_event(pid, "ADDED", deployment, None, "start")
         )
         return plans.build(
             node.runner,
             (commands.patch_replicas(pid.name, 1, owner), ""),
-            *([] if done else [plans.watch_step(pid.name, node.config.timeout)]),
+            *([] if done else [plans.watch_step(pid.name, rollout)]),
             (commands.workload(deployment_selector(deployment)), ""),
             namespace=pid.namespace,
         )
@@ -53,13 +54,14 @@ def stop(
         owner = owner_labels(container_id, node.config.node_id)
         deployment = node.require_deployment(pid)
         check_ownership(deployment, container_id=container_id, node_id=node.config.node_id)
+        gone = commands.pods_gone(deployment_selector(deployment), node.config.timeout)
         done = desired_replicas(deployment) == 0 and _quietly(
             lambda: stop_event(pid, "ADDED", deployment, None)
         )
         return plans.build(
             node.runner,
             (commands.patch_replicas(pid.name, 0, owner), ""),
-            *([] if done else [plans.watch_step(pid.name, node.config.timeout)]),
+            *([] if done else [plans.watch_step(pid.name, gone)]),
             namespace=pid.namespace,
         )
     patched = node.set_replicas(pid, 0, container_id)
@@ -84,6 +86,8 @@ def stop(
             judge,
             lambda: SLICE_SECONDS,
             on_timeout,
+            awaited=f"the Pods of {pid} to go",
+            by_hand=commands.pods_gone(selector, node.config.timeout),
         )
     if final is None:  # deleted meanwhile: its pods went with it
         final = copy.deepcopy(patched)
@@ -108,7 +112,7 @@ def delete(
     if deployment is not None:
         check_ownership(deployment, container_id=container_id, node_id=node.config.node_id)
     if node.config.dry_run:
-        get: plans.Step = (commands.get_deployment(pid.name), "")
+        get = plans.Step(commands.get_deployment(pid.name), absent_ok=True)
         if deployment is None:
             return plans.build(node.runner, get, namespace=pid.namespace)
         note = "if it deletes nothing: get deployments --field-selector metadata.name=NAME"
@@ -117,12 +121,13 @@ def delete(
         return DeleteResult(provider_id=str(pid), deleted=False, already_missing=True)
     selector = deployment_selector(deployment)
     try:
-        result = node.runner.run(
-            delete,
-            namespace=pid.namespace,
-            timeout=process_bound(node.config.timeout),
-            request_timeout=False,
-        )
+        with progress.awaiting(f"deletion of {pid} and its Pods", node.config.timeout):
+            result = node.runner.run(
+                delete,
+                namespace=pid.namespace,
+                timeout=process_bound(node.config.timeout),
+                request_timeout=False,
+            )
     except NotFound as exc:
         # The DELETE was answered 404: deleted by another job just now, or a 404 that is
         # not the truth. Look, by list (not the path that answered 404).

@@ -55,7 +55,7 @@ def read_plan(
     runner = node.runner
     if provider_id is not None:
         pid = parse_provider_id(provider_id)
-        get: plans.Step = (commands.get_deployment(pid.name), "")
+        get = plans.Step(commands.get_deployment(pid.name), absent_ok=command != "network")
         deployment = node.get_deployment(pid)
         if command == "network":
             if deployment is None:
@@ -70,10 +70,13 @@ def read_plan(
         return plans.build(runner, (list_args(node.config.node_id), ""), namespace=namespace)
     if command == "nodes":
         return plans.build(runner, (["get", "nodes", "-o", "json"], ""), namespace=namespace)
+    from .cluster_checks import access_review_document
+
     return plans.build(
         runner,
         (["version", "-o", "json"], ""),
         (["get", "namespace", namespace, "--ignore-not-found", "-o", "json"], ""),
         (["create", "-f", "-", "-o", "json"], ""),
         namespace=namespace,
+        manifest=access_review_document(namespace),
     )

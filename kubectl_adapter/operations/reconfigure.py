@@ -44,9 +44,11 @@ def reconfigure(
         return plans.build(
             node.runner,
             (commands.get_deployment(pid.name), ""),
-            (apply, "the manifest carries the uid and resourceVersion just read"),
+            (apply, ""),
             plans.watch_step(
-                pid.name, node.config.timeout, "unless the apply shows the rollout complete"
+                pid.name,
+                commands.rollout_status(pid.name, node.config.timeout),
+                "unless the apply shows the rollout complete",
             ),
             *([] if stopped else [(commands.workload(selector), "")]),
             namespace=pid.namespace,

@@ -1,27 +1,24 @@
 """Bounded waits on kubectl, with the reason attached when they fail.
 
-``kubectl rollout status`` returns the moment the rollout completes (it watches), but it never
-notices a pod stuck in ImagePullBackOff or CrashLoopBackOff: it would wait out the whole
-timeout. So the wait runs in slices; between slices one read looks for failures that will
-not heal, and the wait ends early with RolloutFailed when it finds one (or when the
-Deployment says ReplicaFailure: no Pod can be created). An Unschedulable Pod still in its grace
-is not such a failure: the next slice ends when the grace does, and the read after it decides.
+A wait is the Deployment's watch (``kubectl get deployments … --watch -o json``), each event
+judged as it comes, so a wait that can no longer succeed ends at once. The watch never shows
+a pod stuck in ImagePullBackOff or CrashLoopBackOff, so it runs in slices; between slices
+one read looks for failures that will not heal, and the wait ends early with RolloutFailed
+when it finds one. An Unschedulable Pod still in its grace is not such a failure: the next
+slice ends when the grace does, and the read after it decides.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from math import ceil
 from time import monotonic
 from typing import Any
 
 from ..contract.errors import AdapterError, RolloutFailed, Timeout
 from ..contract.naming import ProviderId
-from ..kubectl import commands
-from ..kubectl.runner import KubectlRunner, process_bound, wait_timeout_args
-from ..rules import clock
-from ..rules.selection import select_owned
-from ..rules.status import rollout_check
+from ..kubectl import commands, progress
+from ..kubectl.runner import KubectlRunner
+from ..kubectl.transcript import Wait
 
 SLICE_SECONDS = 10.0
 
@@ -40,75 +37,12 @@ def wait_budget(timeout: float, started: float | None) -> float:
 
 
 Explainer = Callable[[], tuple[str, dict[str, Any]]]
-Reader = Callable[[], tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]]
-
-
-def wait_rollout(
-    runner: KubectlRunner,
-    namespace: str,
-    name: str,
-    timeout: float,
-    read: Reader,
-    explain: Explainer,
-    *,
-    slice_seconds: float = SLICE_SECONDS,
-) -> None:
-    """Wait until the Deployment's rollout is complete, at most ``timeout`` seconds."""
-    deadline = monotonic() + timeout
-    next_slice = slice_seconds
-    while True:
-        remaining = deadline - monotonic()
-        step = max(1.0, min(remaining, next_slice))
-        try:
-            runner.run(
-                ["rollout", "status", f"deployment/{name}", *wait_timeout_args(step)],
-                namespace=namespace,
-                timeout=process_bound(step),
-                stream=True,
-                request_timeout=False,
-            )
-            return
-        except RolloutFailed as exc:
-            raise _enrich(RolloutFailed, exc, explain) from exc
-        except Timeout as exc:
-            if monotonic() >= deadline - 0.5:
-                raise _at_deadline(exc, explain, timeout, f"{namespace}/{name}") from exc
-        deployment, replicasets, pods = read()
-        if deployment is None:
-            raise RolloutFailed(f"deployment {namespace}/{name} was deleted during the wait")
-        check = rollout_check(
-            deployment, select_owned(deployment, replicasets, pods), now=clock.utc_now()
-        )
-        if check.failure is not None:
-            message, details = explain()
-            raise RolloutFailed(
-                f"rollout of {namespace}/{name} cannot succeed: {check.failure} | {message}",
-                details,
-            )
-        next_slice = slice_seconds
-        if check.recheck_in is not None:
-            # kubectl takes whole seconds: end the slice just after the grace does.
-            next_slice = min(slice_seconds, ceil(check.recheck_in) + 1.0)
-
-
-def _at_deadline(
-    exc: AdapterError, explain: Explainer, timeout: float, workload: str
-) -> AdapterError:
-    """The bound is spent. A Pod failing by then (crash loop, pull error, no Pod can be
-    created) is RolloutFailed: retrying the same spec fails again. Otherwise a Timeout: the
-    Pod was still starting, or started and never became ready."""
-    message, details = explain()
-    details["kubectl"] = exc.details
-    failing = details.get("failing") or []
-    if failing:
-        return RolloutFailed(
-            f"rollout of {workload} cannot succeed: {failing[0]} | {message}", details
-        )
-    return Timeout(f"rollout not complete after {timeout:g}s: {message}", details)
 
 
 def timed_out(explain: Explainer, timeout: float, workload: str) -> AdapterError:
-    """A watched wait whose bound is spent: as ``_at_deadline``, without a kubectl error."""
+    """A watched wait whose bound is spent. A Pod failing by then (crash loop, pull error,
+    no Pod can be created) is RolloutFailed: retrying the same spec fails again. Otherwise a
+    Timeout: the Pod was still starting, or started and never became ready."""
     message, details = explain()
     failing = details.get("failing") or []
     if failing:
@@ -116,16 +50,6 @@ def timed_out(explain: Explainer, timeout: float, workload: str) -> AdapterError
             f"rollout of {workload} cannot succeed: {failing[0]} | {message}", details
         )
     return Timeout(f"rollout not complete after {timeout:g}s: {message}", details)
-
-
-def _enrich(
-    kind: type[AdapterError], exc: AdapterError, explain: Explainer, timeout: float | None = None
-) -> AdapterError:
-    """The same error kind, carrying conditions, pod reasons and events."""
-    message, details = explain()
-    details["kubectl"] = exc.details
-    prefix = f"rollout not complete after {timeout:g}s" if timeout is not None else exc.message
-    return kind(f"{prefix}: {message}", details)
 
 
 # One event of the Deployment's watch: ("ADDED"/"MODIFIED"/"DELETED", the object or None
@@ -145,12 +69,35 @@ def watch_deployment(
     between: Between,
     on_timeout: Callable[[], AdapterError],
     *,
+    awaited: str,
+    by_hand: list[str],
     slice_seconds: float = SLICE_SECONDS,
 ) -> dict[str, Any] | None:
     """Watch the Deployment (one kubectl per slice) until ``judge`` says the wait is over;
     return its last state (None: deleted). Every change is judged as it happens, so a wait
     that can no longer succeed (deleted, replaced, scaled the other way, paused) ends at
-    once, not at ``--timeout``."""
+    once, not at ``--timeout``.
+
+    ``awaited`` names the wait for a progress display; ``by_hand`` is the kubectl command
+    that waits for the same end state, which the ``-v`` log gives an operator to paste in
+    place of the watch (``transcript``)."""
+    with progress.awaiting(awaited, timeout):
+        return _watch(
+            runner, pid, owner, timeout, judge, between, on_timeout, by_hand, slice_seconds
+        )
+
+
+def _watch(
+    runner: KubectlRunner,
+    pid: ProviderId,
+    owner: dict[str, str],
+    timeout: float,
+    judge: Judge,
+    between: Between,
+    on_timeout: Callable[[], AdapterError],
+    by_hand: list[str],
+    slice_seconds: float,
+) -> dict[str, Any] | None:
     deadline = monotonic() + timeout
     last: list[dict[str, Any] | None] = [None]
 
@@ -160,14 +107,29 @@ def watch_deployment(
         if kind not in ("ADDED", "MODIFIED", "DELETED") or not isinstance(obj, dict):
             return False  # ERROR (a watch expired) or a bookmark: the next slice re-lists
         last[0] = None if kind == "DELETED" else obj
+        progress.note(_counts(obj) if kind != "DELETED" else "the Deployment was deleted")
         return judge(str(kind), last[0])
 
     next_slice = slice_seconds
+    first = True
     while True:
         step = max(1.0, min(deadline - monotonic(), next_slice))
         args = commands.watch_deployment(pid.name, owner)
-        if runner.watch(args, on_event, namespace=pid.namespace, seconds=step):
+        wait = Wait(timeout, first, slice_seconds, tuple(by_hand))
+        if runner.watch(args, on_event, namespace=pid.namespace, seconds=step, wait=wait):
             return last[0]
+        first = False
         if monotonic() >= deadline - 0.5:
             raise on_timeout()
         next_slice = min(slice_seconds, between())
+
+
+def _counts(deployment: dict[str, Any]) -> str:
+    """The Deployment's replica counts, for a progress display."""
+    status = deployment.get("status") or {}
+    wanted = (deployment.get("spec") or {}).get("replicas", 1)
+    counts = ", ".join(
+        f"{status.get(key) or 0} {word}"
+        for key, word in (("replicas", "live"), ("updatedReplicas", "updated"))
+    )
+    return f"{counts}, {status.get('availableReplicas') or 0} of {wanted} available"

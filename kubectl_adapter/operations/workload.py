@@ -30,12 +30,22 @@ class Workloads:
         self.config = config
         self.runner = runner
 
-    def get_deployment(self, pid: ProviderId) -> dict[str, Any] | None:
-        found = self.runner.run_json(commands.get_deployment(pid.name), namespace=pid.namespace)
+    def get_deployment(self, pid: ProviderId, *, absent_ok: bool = True) -> dict[str, Any] | None:
+        """The Deployment, or None when the API server says 404 (kubectl's NotFound error).
+
+        Not ``--ignore-not-found``: with it an absent object prints nothing, and so would a
+        broken kubectl or wrapper that exits 0, making a running Deployment "missing".
+        ``absent_ok``: the operation goes on without it (the ``-v`` log says so)."""
+        try:
+            found = self.runner.run_json(
+                commands.get_deployment(pid.name), namespace=pid.namespace, absent_ok=absent_ok
+            )
+        except NotFound:
+            return None
         return found if isinstance(found, dict) else None
 
     def require_deployment(self, pid: ProviderId) -> dict[str, Any]:
-        deployment = self.get_deployment(pid)
+        deployment = self.get_deployment(pid, absent_ok=False)
         if deployment is None:
             raise NotFound(f"deployment {pid} not found", {"providerId": str(pid)})
         return deployment
@@ -153,6 +163,8 @@ class Workloads:
                 judge,
                 between,
                 lambda: timed_out(explain, self.config.timeout, str(pid)),
+                awaited=f"rollout of {pid}",
+                by_hand=commands.rollout_status(pid.name, self.config.timeout),
             )
         except RolloutFailed as exc:
             if "|" in exc.message:

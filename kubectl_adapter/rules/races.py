@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..contract.errors import AdapterError, Conflict, NotFound, RolloutFailed, Unavailable
+from ..contract.errors import (
+    AdapterError,
+    Conflict,
+    InternalError,
+    NotFound,
+    RolloutFailed,
+    Unavailable,
+)
 from ..contract.naming import ProviderId
 from ..contract.statuses import Status
 from .status import desired_replicas
@@ -34,6 +41,16 @@ def precondition(deployment: Deployment) -> dict[str, str]:
     A resourceVersion alone would not stop a create: the uid is what does.
     """
     meta = deployment.get("metadata") or {}
+    missing = [key for key in ("uid", "resourceVersion") if not meta.get(key)]
+    if missing:
+        # The API server always prints both; without them the apply could create (no uid)
+        # or overwrite blindly. What printed this Deployment is not the API server's kubectl.
+        field = f"metadata.{missing[0]}"
+        raise InternalError(
+            f"kubectl printed Deployment {meta.get('name', '?')!s} without {field}: the "
+            "adapter cannot make its reconfigure safe against concurrent jobs without it",
+            {"problem": f"output.{field} is missing"},
+        )
     return {"uid": str(meta["uid"]), "resourceVersion": str(meta["resourceVersion"])}
 
 

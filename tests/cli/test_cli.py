@@ -42,19 +42,29 @@ def test_dry_run_create_prints_commands_and_manifest(
     code, document, _ = run(capsys, "--dry-run", "-n", "testns", "create", "--spec", NGINX)
     assert code == 0
     assert document["dryRun"] is True
+    manifest = document["manifest"]
+    assert manifest.startswith("apiVersion: apps/v1\nkind: Deployment\n")
     assert document["commands"] == [
-        "kubectl -n testns --request-timeout 10s get deployment web-1 --ignore-not-found -o json",
+        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json || true  # a 404 "
+        '(NotFound) here is "absent" to the adapter, which goes on',
+        # The manifest follows as a heredoc: the plan pastes into bash as it is.
         "kubectl -n testns --request-timeout 10s apply --server-side "
-        "--field-manager=opensource-server-manager --force-conflicts -f - -o json",
-        "kubectl -n testns get deployments -l org.mieweb.opensource-server.managed=true "
-        "--field-selector metadata.name=web-1 --watch -o json --output-watch-events  # ends "
-        "when the wait is decided; first 10 s slice; repeated, with a read of the workload "
-        "between slices, until --timeout 300 s has passed",
+        "--field-manager=opensource-server-manager --force-conflicts -f - -o json <<'MANIFEST'\n"
+        f"{manifest.rstrip()}\nMANIFEST",
+        # The adapter's wait is a watch (a comment: pasted, a watch never ends), then the
+        # command that waits for the same end state, as a whole: pasted, it waits as long.
+        "# the adapter watches: kubectl -n testns get deployments -l "
+        "org.mieweb.opensource-server.managed=true --field-selector metadata.name=web-1 "
+        "--watch -o json --output-watch-events\n"
+        "# (judging each event, killed once the wait is decided; pasted, a watch never ends: "
+        "the next line waits for the same end state)\n"
+        "kubectl -n testns rollout status deployment/web-1 --timeout=300s  # the adapter runs "
+        "this wait in 10 s slices until --timeout 300 s, with a read between slices to stop "
+        "early when the wait cannot succeed",
         "kubectl -n testns --request-timeout 10s get deployments,replicasets,pods -l "
         "org.mieweb.opensource-server.container-id=42,org.mieweb.opensource-server.managed=true "
         "-o json",
     ]
-    assert document["manifest"].startswith("apiVersion: apps/v1\nkind: Deployment\n")
     assert not fp.calls
 
 
@@ -85,7 +95,8 @@ def test_capabilities(capsys: pytest.CaptureFixture[str]) -> None:
     "argv",
     [
         ["frobnicate"],
-        [],
+        ["-n", "ns"],  # flags but no command (no arguments at all prints the help)
+        ["-o", "yaml", "-o", "xml", "list"],
         ["status"],
         ["create"],
         ["--timeout", "0", "status", "ns/web-1"],
@@ -100,6 +111,20 @@ def test_usage_errors_are_json_with_exit_2(
     code, document, _ = run(capsys, *argv)
     assert code == 2
     assert document["error"]["type"] in ("InvalidInput", "InvalidProviderId")
+    assert not fp.calls
+
+
+@pytest.mark.parametrize(
+    "command", [["create"], ["reconfigure", "testns/web-1"], ["render"], ["-n", "testns", "render"]]
+)
+def test_a_spec_of_another_node_is_refused_before_any_call(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess, command: list[str]
+) -> None:
+    """`--node-id 8 create` of a spec with nodeId 7 used to succeed: node 8 then never listed
+    the workload and refused to stop it (its labels said node 7)."""
+    code, document, _ = run(capsys, "--node-id", "8", *command, "--spec", NGINX)
+    assert (code, document["error"]["type"]) == (2, "InvalidInput"), document
+    assert document["error"]["details"] == {"field": "nodeId", "spec": "7", "nodeId": "8"}
     assert not fp.calls
 
 
@@ -146,7 +171,7 @@ def test_a_bug_is_internal_error_not_a_traceback_on_stdout(
 
 def test_status_unknown_exits_zero(capsys: pytest.CaptureFixture[str], fp: FakeProcess) -> None:
     fp.register(
-        [*K, "get", "deployment", "web-1", "--ignore-not-found", "-o", "json"],
+        [*K, "get", "deployment", "web-1", "-o", "json"],
         stderr="The connection to the server 127.0.0.1:6443 was refused - did you specify the "
         "right host or port?\n",
         returncode=1,
@@ -195,7 +220,6 @@ def test_global_flags_work_after_the_command(
         "get",
         "deployment",
         "web-1",
-        "--ignore-not-found",
         "-o",
         "json",
     ]
@@ -209,13 +233,24 @@ def test_global_flags_work_after_the_command(
 def test_verbose_logs_each_command_shell_quoted(
     capsys: pytest.CaptureFixture[str], fp: FakeProcess
 ) -> None:
-    fp.register([*K, "get", "deployment", "web-1", "--ignore-not-found", "-o", "json"], stdout="")
+    fp.register(
+        [*K, "get", "deployment", "web-1", "-o", "json"],
+        stderr='Error from server (NotFound): deployments.apps "web-1" not found\n',
+        returncode=1,
+    )
     code, _, err = run(capsys, "-v", "-n", "testns", "status", "testns/web-1")
     assert code == 0
-    assert (
-        "kubectl-adapter: + kubectl -n testns --request-timeout 10s get deployment web-1 "
-        "--ignore-not-found -o json" in err
+    lines = err.splitlines()
+    assert lines[0] == (
+        "# kubectl-adapter -v -n testns status testns/web-1: "
+        "the kubectl commands it runs, as bash to paste"
     )
+    # status reads the 404 as "missing": pasted under bash -e, the line goes on too.
+    assert lines[1] == (
+        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json || true  # a 404 "
+        '(NotFound) here is "absent" to the adapter, which goes on'
+    )
+    assert lines[2].startswith("# exit 1 in "), lines
 
 
 def test_missing_kubectl_is_a_configuration_error(

@@ -32,7 +32,11 @@ with contextlib.redirect_stdout(out):
     except SystemExit as exc:  # --help
         code = exc.code
 modules = sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "pydantic_core"))
-print(json.dumps({"code": code, "stdout": out.getvalue(), "pydantic": modules}))
+extra = sorted(
+    m for m in sys.modules
+    if m.split(".")[0] in ("yaml", "shtab") or m.startswith("kubectl_adapter.cli.")
+)
+print(json.dumps({"code": code, "stdout": out.getvalue(), "pydantic": modules, "cli": extra}))
 """
 
 SPEC_ONLY = """
@@ -144,3 +148,33 @@ def test_no_command_that_talks_to_the_cluster_imports_pydantic(
     report = run_cli("--kubectl", str(kubectl), "-n", "default", "--context", "x", *argv)
     assert report["stdout"], report
     assert report["pydantic"] == [], argv
+
+
+# The CLI modules every command loads; anything else is loaded by the command that needs it.
+CLI_CORE = [
+    "kubectl_adapter.cli.app",
+    "kubectl_adapter.cli.help_texts",
+    "kubectl_adapter.cli.output",
+    "kubectl_adapter.cli.parser",
+]
+
+
+def test_json_output_loads_no_other_format_nor_completion_nor_progress() -> None:
+    report = run_cli("capabilities")
+    assert report["code"] == 0
+    assert report["cli"] == CLI_CORE
+
+
+def test_yaml_output_uses_its_own_emitter_not_a_yaml_library() -> None:
+    report = run_cli("-o", "yaml", "capabilities")
+    assert report["code"] == 0
+    assert str(report["stdout"]).startswith("stableMacAddress: false\n")
+    assert report["cli"] == sorted([*CLI_CORE, "kubectl_adapter.cli.yaml_text"])
+    assert report["pydantic"] == []
+
+
+def test_only_the_completion_command_imports_shtab() -> None:
+    report = run_cli("completion", "bash")
+    assert report["code"] == 0
+    assert "shtab" in report["cli"]  # the probe would see it
+    assert "shtab" not in run_cli("--help")["cli"]

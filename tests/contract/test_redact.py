@@ -305,7 +305,7 @@ def test_runner_error_carries_no_secret(fp: FakeProcess) -> None:
 def test_cli_status_unknown_message_carries_no_secret(
     fp: FakeProcess, capsys: pytest.CaptureFixture[str], stderr: str, kind: str
 ) -> None:
-    fp.register([*GET, "--ignore-not-found", "-o", "json"], stderr=stderr, returncode=1)
+    fp.register([*GET, "-o", "json"], stderr=stderr, returncode=1)
     code = cli.main(["--kubectl", "kubectl", "status", "ns/web-1"])
     out, err = capsys.readouterr()
     assert code == 0
@@ -347,7 +347,7 @@ def test_cli_error_document_and_log_carry_no_secret(
     assert MASK in json.dumps(document)
     assert_clean(out)
     assert_clean(err)
-    assert "+ kubectl -n ns" in err  # -v logged the command on stderr
+    assert "\nkubectl -n ns" in err  # -v logged the command on stderr
 
 
 def test_an_unexpected_bug_with_a_secret_in_its_text_is_redacted() -> None:

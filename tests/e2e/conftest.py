@@ -66,7 +66,7 @@ class Cluster:
         return name, f"c-{name}"
 
     def _cache_dir(self) -> str:
-        # A fresh --cache-dir per run: the dispatcher caches /version and discovery for 2 h.
+        # A fresh --cache-dir per run: kubectl caches discovery there (/version is never cached).
         return str(self.workdir / f"cache-{next(_counter)}")
 
     def _conn_flags(self, context: str | None = None) -> list[str]:

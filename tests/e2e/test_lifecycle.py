@@ -62,6 +62,24 @@ def the_ready_pod(cluster: Cluster, container_id: str) -> dict[str, Any]:
     return pods[0]
 
 
+def command_lines(text: str) -> list[str]:
+    """The commands of a ``-v`` log or of plan entries: each command's first line, without
+    its comment and heredoc operator; comments and heredoc bodies skipped."""
+    out: list[str] = []
+    delimiter: str | None = None
+    for line in text.splitlines():
+        if delimiter is not None:
+            delimiter = None if line == delimiter else delimiter
+            continue
+        if not line.strip() or line.startswith("#"):
+            continue
+        argv = shlex.split(line, comments=True)
+        if argv[-1].startswith("<<"):
+            delimiter = argv.pop()[2:]
+        out.append(shlex.join(argv))
+    return out
+
+
 def subcommand(command: str) -> list[str]:
     """``kubectl [connection flags] -n NS [--request-timeout S] ARGS`` -> ``ARGS``."""
     argv = shlex.split(command)
@@ -409,9 +427,7 @@ def test_dry_run_create_sends_nothing(cluster: Cluster) -> None:
 
 
 def _logged(result: Result) -> list[list[str]]:
-    prefix = "kubectl-adapter: + "
-    lines = result.stderr.splitlines()
-    return [subcommand(line.removeprefix(prefix)) for line in lines if line.startswith(prefix)]
+    return [subcommand(line) for line in command_lines(result.stderr)]
 
 
 def _is_subsequence(short: list[Any], long: list[Any]) -> bool:
@@ -437,7 +453,7 @@ def test_dry_run_plans_are_the_commands_that_run(cluster: Cluster) -> None:
         plan = ok(cluster.adapter("--dry-run", *args, stdin=stdin))
         if cluster.fake is not None:
             assert {r.method for r in cluster.fake.requests} == {"GET"}, args
-        planned = [subcommand(shlex.join(shlex.split(c, comments=True))) for c in plan["commands"]]
+        planned = [subcommand(c) for c in command_lines("\n".join(plan["commands"]))]
         assert all("SELECTOR" not in arg for command in planned for arg in command)
         logged = _logged(cluster.adapter("-v", *args, stdin=stdin))
         if cluster.fake is not None:
@@ -454,11 +470,7 @@ def test_verbose_logs_each_kubectl_command(cluster: Cluster) -> None:
     result = cluster.adapter("-v", "create", "--spec", "-", stdin=spec(name, cid))
     doc = ok(result)  # stdout is still exactly one JSON document
     assert doc["status"] == "running"
-    lines = [
-        line.removeprefix("kubectl-adapter: + ")
-        for line in result.stderr.splitlines()
-        if line.startswith("kubectl-adapter: + ")
-    ]
+    lines = command_lines(result.stderr)
     commands = [subcommand(line) for line in lines]
     assert [c[:2] for c in commands] == [
         ["get", "deployment"],

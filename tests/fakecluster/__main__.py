@@ -1,6 +1,8 @@
-"""`python -m tests.fakecluster [--dir DIR] [--port N]`: serve until SIGTERM/SIGINT.
+"""`python -m tests.fakecluster [--dir DIR] [--port N] ...`: serve until SIGTERM/SIGINT.
 
-The first stdout line is the kubeconfig path, the second `context=<name>`.
+Line 1 of stdout is the kubeconfig path, line 2 `context=<name>`, line 3 `server=<url>`.
+The delays default to FakeCluster's (the demo's and the tests'); `--help` shows them.
+`./dev cluster` runs this in the background for the README's Quick use (see background.py).
 """
 
 from __future__ import annotations
@@ -12,17 +14,32 @@ import tempfile
 import threading
 from pathlib import Path
 
-from .cluster import FakeCluster
+from .cluster import DEFAULT_POD_READY_DELAY, DEFAULT_TERMINATION_DELAY, FakeCluster
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tests.fakecluster")
+    p = argparse.ArgumentParser(
+        prog="python -m tests.fakecluster",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     p.add_argument("--dir", type=Path, default=None, help="where to write the kubeconfig")
-    p.add_argument("--port", type=int, default=0)
-    p.add_argument("--namespace", action="append", default=None, help="namespaces to create")
-    p.add_argument("--default-namespace", default="default")
-    p.add_argument("--pod-ready-delay", type=float, default=1.0)
-    p.add_argument("--termination-delay", type=float, default=0.5)
+    p.add_argument("--port", type=int, default=0, help="0: any free port")
+    p.add_argument(
+        "--namespace", action="append", default=None, help="namespaces to create (repeatable)"
+    )
+    p.add_argument("--default-namespace", default="default", help="the context's namespace")
+    p.add_argument(
+        "--pod-ready-delay",
+        type=float,
+        default=DEFAULT_POD_READY_DELAY,
+        help="seconds from a Pod's scheduling to its containers running",
+    )
+    p.add_argument(
+        "--termination-delay",
+        type=float,
+        default=DEFAULT_TERMINATION_DELAY,
+        help="seconds a deleted Pod takes to go",
+    )
     p.add_argument("--rbac", type=Path, action="append", default=[], help="RBAC YAML to load")
     args = p.parse_args(argv)
     workdir = args.dir or Path(tempfile.mkdtemp(prefix="fakecluster-"))
@@ -43,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         print(fc.kubeconfig, flush=True)
         print(f"context={fc.context}", flush=True)
         print(f"server={fc.server_url}", flush=True)
-        while not stop.wait(1.0):
+        while not stop.wait(1.0):  # a timed wait: signal handlers run between waits
             pass
     return 0
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import yaml
@@ -18,7 +20,7 @@ from . import openapi, resources
 from .controller import Controller, NotFoundError
 from .defaults import apply_defaults
 from .patch import PatchError, json_patch, merge_patch, strategic_merge_patch
-from .proto import decode_review
+from .proto import decode_object, decode_review
 from .rbac import Attributes, Authorizer, UserInfo
 from .resources import ResourceInfo
 from .schema import unknown_fields
@@ -145,11 +147,25 @@ class Request:
     target: Target = field(default_factory=Target)
 
 
+# Mints a bearer token for (namespace, service account name, lifetime in seconds).
+TokenIssuer = Callable[[str, str, int], str]
+
+# The audience a TokenRequest gets when it names none (the API server's --api-audiences).
+DEFAULT_AUDIENCE = "https://kubernetes.default.svc.cluster.local"
+
+
 class Api:
-    def __init__(self, store: Store, controller: Controller, authorizer: Authorizer) -> None:
+    def __init__(
+        self,
+        store: Store,
+        controller: Controller,
+        authorizer: Authorizer,
+        issue_token: TokenIssuer | None = None,
+    ) -> None:
         self.store = store
         self.controller = controller
         self.authorizer = authorizer
+        self.issue_token = issue_token
 
     # -- non-resource ------------------------------------------------------
     def nonresource(self, path: str, accept: str) -> Response:
@@ -216,6 +232,12 @@ class Api:
                     status(405, "the server does not allow this method on the requested resource")
                 )
             return self._review(req)
+        if r.subresource == "token" and info.resource == "serviceaccounts":
+            if req.method != "POST":
+                raise ApiError(
+                    status(405, "the server does not allow this method on the requested resource")
+                )
+            return self._token_request(req)
         if r.subresource and r.subresource not in ("scale", "status"):
             raise ApiError(not_found(Target()))
         if r.subresource == "scale" and info.resource not in ("deployments", "replicasets"):
@@ -254,6 +276,12 @@ class Api:
     def _load_body(self, req: Request) -> Any:
         if not req.body:
             raise ApiError(bad_request("the body of the request was in an unknown format"))
+        if req.content_type.startswith("application/vnd.kubernetes.protobuf"):
+            # kubectl's typed clients (create namespace, create token, ...) send protobuf.
+            try:
+                return decode_object(req.body)
+            except (ValueError, IndexError) as e:
+                raise ApiError(bad_request(f"unable to decode protobuf body: {e}")) from e
         try:
             if "yaml" in req.content_type:
                 return yaml.safe_load(req.body)
@@ -795,6 +823,58 @@ class Api:
                 "apiVersion": info.group_version,
                 "metadata": {"resourceVersion": rv},
                 "items": out,
+            },
+            {},
+        )
+
+    # -- service account tokens --------------------------------------------
+    def _token_request(self, req: Request) -> Response:
+        """`kubectl create token SA`: a bearer token that authenticates as the account."""
+        r = req.route
+        if self.store.get("serviceaccounts", r.namespace, r.name) is None:
+            raise ApiError(not_found(self._target(req)))
+        body = self._load_body(req)
+        if not isinstance(body, dict) or body.get("kind", "TokenRequest") != "TokenRequest":
+            raise ApiError(bad_request("expected a TokenRequest"))
+        spec = body.get("spec") or {}
+        seconds = int(spec.get("expirationSeconds") or 3600)
+        if seconds < 600:
+            raise ApiError(
+                invalid(
+                    "TokenRequest",
+                    "authentication.k8s.io",
+                    r.name,
+                    [
+                        (
+                            "FieldValueInvalid",
+                            "spec.expirationSeconds",
+                            f"Invalid value: {seconds}: may not specify a duration less than "
+                            "10 minutes",
+                        )
+                    ],
+                )
+            )
+        if self.issue_token is None:
+            raise ApiError(status(500, "this fake has no token issuer"))
+        token = self.issue_token(r.namespace, r.name, seconds)
+        now = datetime.now(UTC).replace(microsecond=0)
+        expires = (now + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return (
+            201,
+            {
+                "kind": "TokenRequest",
+                "apiVersion": "authentication.k8s.io/v1",
+                "metadata": {
+                    "name": r.name,
+                    "namespace": r.namespace,
+                    "creationTimestamp": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                },
+                "spec": {
+                    "audiences": list(spec.get("audiences") or [DEFAULT_AUDIENCE]),
+                    "expirationSeconds": seconds,
+                    "boundObjectRef": spec.get("boundObjectRef"),
+                },
+                "status": {"token": token, "expirationTimestamp": expires},
             },
             {},
         )

@@ -23,9 +23,14 @@ from .rbac import ADMIN, Authorizer, UserInfo, service_account_user
 from .resources import info_for_object
 from .selectors import object_filter
 from .server import ServerState, _Server, make_server
+from .timeutil import now_rfc3339
 from .tls import KubeconfigWriter, Tls
 
 T = TypeVar("T")
+# How long a scheduled Pod takes to run, and a deleted one to go: the demo's, the tests' and
+# the standalone server's (`python -m tests.fakecluster`, `./dev cluster`) defaults.
+DEFAULT_POD_READY_DELAY = 0.3
+DEFAULT_TERMINATION_DELAY = 0.2
 RBAC_KINDS = ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")
 
 
@@ -36,14 +41,15 @@ class FakeCluster:
         *,
         namespaces: Iterable[str] = ("default",),
         default_namespace: str = "default",
-        pod_ready_delay: float = 0.3,
-        termination_delay: float = 0.2,
+        pod_ready_delay: float = DEFAULT_POD_READY_DELAY,
+        termination_delay: float = DEFAULT_TERMINATION_DELAY,
         port: int = 0,
         host: str = "127.0.0.1",
         nodes: int = 1,
         node_cpu: str = "4",
         node_memory: str = "8Gi",
         context: str = "fake",
+        uid_seed: str | None = None,
     ) -> None:
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -55,7 +61,7 @@ class FakeCluster:
         self.admin_token = "admin-" + secrets.token_hex(16)
         from .store import Store
 
-        self.store = Store()
+        self.store = Store(uid_seed)
         self._nodes = [
             Node(f"fake-node-{i + 1}", node_cpu, node_memory, f"172.18.0.{i + 2}")
             for i in range(nodes)
@@ -71,7 +77,10 @@ class FakeCluster:
         self._log = RequestLog()
         self._tokens: dict[str, UserInfo] = {self.admin_token: ADMIN}
         self._state = ServerState(
-            Api(self.store, self.controller, self.authorizer), self.faults, self._log, self._tokens
+            Api(self.store, self.controller, self.authorizer, self._issue_token),
+            self.faults,
+            self._log,
+            self._tokens,
         )
         self._tls = Tls()
         self._httpd: _Server | None = None
@@ -160,6 +169,25 @@ class FakeCluster:
     def add_service_account(self, namespace: str, name: str) -> str:
         """A bearer token for `system:serviceaccount:<namespace>:<name>` (no SA object)."""
         token = f"sa-{secrets.token_hex(16)}"
+        self._tokens[token] = service_account_user(namespace, name)
+        return token
+
+    def _issue_token(self, namespace: str, name: str, seconds: int) -> str:
+        """A TokenRequest's token: JWT-shaped (as real ServiceAccount tokens are, so output
+        redaction meets what it meets on a cluster), valid until the fake stops."""
+        import base64
+        import json
+
+        def part(doc: dict[str, Any]) -> str:
+            return base64.urlsafe_b64encode(json.dumps(doc).encode()).decode().rstrip("=")
+
+        claims = {
+            "iss": "https://kubernetes.default.svc.cluster.local",
+            "sub": f"system:serviceaccount:{namespace}:{name}",
+            "exp": int(time.time()) + seconds,
+            "jti": secrets.token_hex(8),
+        }
+        token = f"{part({'alg': 'RS256', 'kid': 'fake'})}.{part(claims)}.{secrets.token_hex(32)}"
         self._tokens[token] = service_account_user(namespace, name)
         return token
 
@@ -272,6 +300,59 @@ class FakeCluster:
             raise ValueError(f"behaviour must be one of {BEHAVIOURS}")
         self.controller.kubelet.overrides[image_substring] = behaviour
 
+    def evict_pod(
+        self,
+        namespace: str,
+        name: str,
+        message: str = "The node was low on resource: memory. Threshold quantity: 100Mi, "
+        "available: 52Mi. Container main was using 612Mi, request is 0, has larger consumption "
+        "of memory. ",
+        *,
+        phase: str = "Failed",
+        reason: str = "Evicted",
+    ) -> dict[str, Any]:
+        """End a Pod as the kubelet does under node pressure (phase Failed, reason Evicted;
+        ``phase="Succeeded"`` for a completed one). Like real Kubernetes, nothing deletes the
+        ended Pod: its ReplicaSet stops counting it and creates a replacement."""
+        with self.store.lock:
+            pod = self.store.get("pods", namespace, name)
+            if pod is None:
+                raise KeyError(f"pods {namespace}/{name}")
+            st = pod["status"]
+            now = now_rfc3339()
+            st["phase"], st["reason"], st["message"] = phase, reason, message
+            for cs in st.get("containerStatuses") or []:
+                running = cs.get("state", {}).get("running") or {}
+                cs["state"] = {
+                    "terminated": {
+                        "exitCode": 0 if phase == "Succeeded" else 137,
+                        "reason": "Completed" if phase == "Succeeded" else "Error",
+                        "startedAt": running.get("startedAt", now),
+                        "finishedAt": now,
+                        "containerID": cs.get("containerID", ""),
+                    }
+                }
+                cs["ready"], cs["started"] = False, False
+            conds = [c for c in st.get("conditions") or [] if c["type"] != "DisruptionTarget"]
+            for c in conds:
+                if c["type"] in ("Ready", "ContainersReady") and c.get("status") != "False":
+                    c.update(status="False", lastTransitionTime=now, reason="PodFailed")
+                    c.pop("message", None)
+            if reason == "Evicted":
+                conds.insert(
+                    0,
+                    {
+                        "type": "DisruptionTarget",
+                        "status": "True",
+                        "lastProbeTime": None,
+                        "lastTransitionTime": now,
+                        "reason": "TerminationByKubelet",
+                        "message": message,
+                    },
+                )
+            st["conditions"] = conds
+            return self.store.replace("pods", pod, manager="kubelet", subresource="status")
+
     def fail_next(
         self,
         count: int,
@@ -281,9 +362,13 @@ class FakeCluster:
         retry_after: int | None = None,
         *,
         include_discovery: bool = False,
-        body: dict[str, Any] | None = None,
+        body: dict[str, Any] | bytes | None = None,
+        content_type: str | None = None,
     ) -> None:
-        """Answer the next `count` matching API requests with a real-looking Status."""
+        """Answer the next `count` matching API requests with a real-looking Status.
+
+        ``body`` replaces it (bytes are sent as they are, e.g. a proxy's HTML page with
+        ``content_type="text/html"``; any status code, 200 included)."""
         self.faults.add(
             FailRule(
                 count,
@@ -293,6 +378,7 @@ class FakeCluster:
                 retry_after,
                 include_discovery,
                 body,
+                content_type,
             )
         )
 

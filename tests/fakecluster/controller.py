@@ -23,6 +23,8 @@ REVISION = "deployment.kubernetes.io/revision"
 HASH_LABEL = "pod-template-hash"
 _ALNUM = "bcdfghjklmnpqrstvwxz2456789"
 CM = "kube-controller-manager"
+PAUSED = "DeploymentPaused"
+TIMED_OUT = "ProgressDeadlineExceeded"
 
 
 class NotFoundError(KeyError):
@@ -50,13 +52,6 @@ def normalized_template(tmpl: dict[str, Any]) -> dict[str, Any]:
 def template_hash(tmpl: dict[str, Any]) -> str:
     raw = json.dumps(normalized_template(tmpl), sort_keys=True).encode()
     return "".join(_ALNUM[b % len(_ALNUM)] for b in str(_fnv32a(raw)).encode())
-
-
-def _controller_ref(obj: dict[str, Any]) -> dict[str, Any] | None:
-    for ref in obj["metadata"].get("ownerReferences") or []:
-        if ref.get("controller"):
-            return dict(ref)
-    return None
 
 
 def _resolve(value: Any, total: int, round_up: bool) -> int:
@@ -93,6 +88,7 @@ class Controller:
         )
         self.available_times: dict[str, float] = {}
         self._progress: dict[str, float] = {}
+        self._template_keys: dict[tuple[str, int], str] = {}
         self._stop = False
         self._thread = threading.Thread(
             target=self._run, name="fakecluster-controller", daemon=True
@@ -129,15 +125,21 @@ class Controller:
                 seen = self.store.rv
 
     def reconcile(self) -> float | None:
-        """Run every controller until nothing changes; return the next timed wake-up."""
+        """Run every controller until nothing changes; return the next timed wake-up.
+
+        Each step reads the stored objects themselves (no copies) through per-owner indices
+        built once per step, and copies only what it writes, so a pass costs O(objects)."""
         due: float | None = None
         for _ in range(20):
             before = self.store.rv
             due = None
-            for d in self.store.list("deployments"):
-                due = _min(due, self._sync_deployment(d))
-            for rs in self.store.list("replicasets"):
-                self._sync_replicaset(rs)
+            rs_index = _by_owner(self.store.raw_list("replicasets"))
+            pod_index = _by_owner(self.store.raw_list("pods"))
+            for d in self.store.raw_list("deployments"):
+                due = _min(due, self._sync_deployment(d, rs_index, pod_index))
+            pod_index = _by_owner(self.store.raw_list("pods"))
+            for rs in self.store.raw_list("replicasets"):
+                self._sync_replicaset(rs, pod_index.get(rs["metadata"]["uid"], []))
             kd = self.kubelet.sync()
             due = _min(due, kd) if kd is not None else due
             self._collect_garbage()
@@ -201,10 +203,11 @@ class Controller:
 
     def _orphan(self, owner_uid: str, namespace: str) -> None:
         for res in ("replicasets", "pods"):
-            for dep in self.store.list(res, namespace):
-                refs = dep["metadata"].get("ownerReferences") or []
+            for raw in self.store.raw_list(res, namespace):
+                refs = raw["metadata"].get("ownerReferences") or []
                 kept = [r for r in refs if r.get("uid") != owner_uid]
                 if len(kept) != len(refs):
+                    dep = copy.deepcopy(raw)
                     if kept:
                         dep["metadata"]["ownerReferences"] = kept
                     else:
@@ -216,9 +219,11 @@ class Controller:
         for res in ("deployments", "replicasets"):
             for o in self.store.raw_list(res):
                 owners[o["metadata"]["uid"]] = o
+        referenced: set[str] = set()
         for res in ("replicasets", "pods"):
-            for dep in self.store.list(res):
+            for dep in self.store.raw_list(res):
                 refs = dep["metadata"].get("ownerReferences") or []
+                referenced.update(str(r.get("uid")) for r in refs)
                 if not refs or dep["metadata"].get("deletionTimestamp"):
                     continue
                 live = [r for r in refs if r.get("uid") in owners]
@@ -233,20 +238,13 @@ class Controller:
                     prop = "Foreground" if res == "replicasets" else None
                     self.delete(res, md["namespace"], md["name"], propagation=prop)
         for res in ("deployments", "replicasets"):
-            for o in self.store.list(res):
+            for raw in self.store.raw_list(res):
+                if "foregroundDeletion" not in (raw["metadata"].get("finalizers") or []):
+                    continue
+                if raw["metadata"]["uid"] in referenced:
+                    continue
+                o = copy.deepcopy(raw)
                 md = o["metadata"]
-                if "foregroundDeletion" not in (md.get("finalizers") or []):
-                    continue
-                has_deps = any(
-                    any(
-                        r.get("uid") == md["uid"]
-                        for r in d["metadata"].get("ownerReferences") or []
-                    )
-                    for dres in ("replicasets", "pods")
-                    for d in self.store.raw_list(dres, md["namespace"])
-                )
-                if has_deps:
-                    continue
                 md["finalizers"] = [f for f in md["finalizers"] if f != "foregroundDeletion"]
                 if md["finalizers"]:
                     self.store.replace(res, o)
@@ -254,23 +252,16 @@ class Controller:
                     self.store.remove(res, md["namespace"], md["name"])
 
     # -- replicasets -------------------------------------------------------
-    def _sync_replicaset(self, rs: dict[str, Any]) -> None:
+    def _sync_replicaset(self, rs: dict[str, Any], owned: list[dict[str, Any]]) -> None:
+        """``rs`` and ``owned`` (its controlled Pods) are stored objects: read, never mutate.
+
+        Like the real controller (``controller.FilterActivePods``), a Pod that is being deleted
+        or has ended (phase Succeeded or Failed, e.g. evicted) is not counted, replaced or
+        deleted: it stays until someone deletes it or its owner goes."""
         md = rs["metadata"]
         ns = md["namespace"]
         sel = match_labels_selector(rs["spec"].get("selector"))
-        owned = [
-            p
-            for p in self.store.list("pods", ns)
-            if (_controller_ref(p) or {}).get("uid") == md["uid"]
-        ]
-        # Like Kubernetes' FilterActivePods: a terminating Pod, and a terminal one (Failed,
-        # e.g. evicted, or Succeeded) that nothing ever deletes, neither count nor get deleted.
-        active = [
-            p
-            for p in owned
-            if not p["metadata"].get("deletionTimestamp")
-            and (p.get("status") or {}).get("phase") not in ("Failed", "Succeeded")
-        ]
+        active = [p for p in owned if _is_active(p)]
         want = int(rs["spec"].get("replicas", 1) or 0)
         if not md.get("deletionTimestamp"):
             for _ in range(want - len(active)):
@@ -348,18 +339,11 @@ class Controller:
         return created
 
     # -- deployments -------------------------------------------------------
-    def _owned_rs(self, d: dict[str, Any]) -> list[dict[str, Any]]:
-        uid = d["metadata"]["uid"]
-        return [
-            rs
-            for rs in self.store.list("replicasets", d["metadata"]["namespace"])
-            if (_controller_ref(rs) or {}).get("uid") == uid
-        ]
-
     def _scale_rs(self, d: dict[str, Any], rs: dict[str, Any], n: int) -> dict[str, Any]:
         old = int(rs["spec"].get("replicas", 0))
         if old == n:
             return rs
+        rs = copy.deepcopy(rs)
         rs["spec"]["replicas"] = n
         ann = rs["metadata"].setdefault("annotations", {})
         ann["deployment.kubernetes.io/desired-replicas"] = str(d["spec"]["replicas"])
@@ -374,24 +358,43 @@ class Controller:
         )
         return new
 
-    def _sync_deployment(self, d: dict[str, Any]) -> float | None:
+    def _template_key(self, obj: dict[str, Any]) -> str:
+        """Canonical JSON of the normalized pod template, cached per (uid, generation)."""
+        md = obj["metadata"]
+        key = (md["uid"], int(md.get("generation", 0)))
+        hit = self._template_keys.get(key)
+        if hit is None:
+            if len(self._template_keys) > 20_000:
+                self._template_keys.clear()
+            hit = json.dumps(normalized_template(obj["spec"].get("template") or {}), sort_keys=True)
+            self._template_keys[key] = hit
+        return hit
+
+    def _sync_deployment(
+        self,
+        d: dict[str, Any],
+        rs_index: dict[str, list[dict[str, Any]]],
+        pod_index: dict[str, list[dict[str, Any]]],
+    ) -> float | None:
+        """``d`` and the indexed objects are stored objects: read, never mutate."""
         md = d["metadata"]
         if md.get("deletionTimestamp"):
             return None
         ns, name, uid = md["namespace"], md["name"], md["uid"]
         spec = d["spec"]
         desired = int(spec.get("replicas", 1))
+        paused = bool(spec.get("paused"))
         tmpl = spec.get("template") or {}
-        norm = normalized_template(tmpl)
-        all_rs = self._owned_rs(d)
-        new_rs = next(
-            (rs for rs in all_rs if normalized_template(rs["spec"]["template"]) == norm), None
-        )
+        all_rs = rs_index.get(uid, [])
+        want = self._template_key(d)
+        new_rs = next((rs for rs in all_rs if self._template_key(rs) == want), None)
         olds = [rs for rs in all_rs if rs is not new_rs]
         max_rev = max((_revision(rs) for rs in all_rs), default=0)
         progress_reason = ""
         progress_msg = ""
-        if new_rs is None:
+        if new_rs is None and not paused:
+            # A paused Deployment gets no ReplicaSet for a changed template (the real
+            # controller's sync() calls getAllReplicaSetsAndSyncRevision(createIfNotExisted=false)).
             h = template_hash(tmpl)
             rs_tmpl = copy.deepcopy(tmpl)
             rs_tmpl.setdefault("metadata", {}).setdefault("labels", {})[HASH_LABEL] = h
@@ -454,23 +457,26 @@ class Controller:
                 "NewReplicaSetCreated",
                 f'Created new replica set "{rs_name}"',
             )
-        elif _revision(new_rs) < max_rev or not _revision(new_rs):
+        elif new_rs is not None and (_revision(new_rs) < max_rev or not _revision(new_rs)):
+            new_rs = copy.deepcopy(new_rs)
             new_rs["metadata"].setdefault("annotations", {})[REVISION] = str(max_rev + 1)
             new_rs = self.store.replace("replicasets", new_rs, manager=CM)
             progress_reason = "FoundNewReplicaSet"
             progress_msg = f'Found new replica set "{new_rs["metadata"]["name"]}"'
-        recreate = spec.get("strategy", {}).get("type") == "Recreate"
-        new_avail = int(new_rs.get("status", {}).get("availableReplicas", 0))
-        if recreate:
+        if paused:
+            self._scale_paused(d, new_rs, olds)
+        elif new_rs is not None and spec.get("strategy", {}).get("type") == "Recreate":
             for o in olds:
                 self._scale_rs(d, o, 0)
             old_pods = any(
-                (_controller_ref(p) or {}).get("uid") in {o["metadata"]["uid"] for o in olds}
-                for p in self.store.raw_list("pods", ns)
+                p["status"].get("phase") not in ("Failed", "Succeeded")
+                for o in olds
+                for p in pod_index.get(o["metadata"]["uid"], [])
             )
             if not old_pods:
                 new_rs = self._scale_rs(d, new_rs, desired)
-        else:
+        elif new_rs is not None:
+            new_avail = int(new_rs.get("status", {}).get("availableReplicas", 0))
             new_rs = self._scale_rs(d, new_rs, desired)
             budget = max(0, desired - new_avail)
             for o in sorted(olds, key=_revision, reverse=True):
@@ -479,16 +485,39 @@ class Controller:
                 budget -= keep
                 self._scale_rs(d, o, keep)
         self._cleanup_history(d, olds)
-        # annotations
-        dep = self.store.get("deployments", ns, name)
-        if dep is None:
+        if new_rs is not None:
+            rev = (new_rs["metadata"].get("annotations") or {}).get(REVISION, "1")
+            if (md.get("annotations") or {}).get(REVISION) != rev:
+                dep = self.store.get("deployments", ns, name)
+                if dep is None:
+                    return None
+                dep["metadata"].setdefault("annotations", {})[REVISION] = rev
+                self.store.replace("deployments", dep, manager=CM)
+        cur = self.store.raw("deployments", ns, name)
+        if cur is None:
             return None
-        rev = (new_rs["metadata"].get("annotations") or {}).get(REVISION, "1")
-        ann = dep["metadata"].setdefault("annotations", {})
-        if ann.get(REVISION) != rev:
-            ann[REVISION] = rev
-            dep = self.store.replace("deployments", dep, manager=CM)
-        return self._update_status(dep, new_rs, progress_reason, progress_msg)
+        names = [rs["metadata"]["name"] for rs in all_rs]
+        if new_rs is not None and new_rs["metadata"]["name"] not in names:
+            names.append(new_rs["metadata"]["name"])
+        return self._update_status(cur, names, new_rs, progress_reason, progress_msg)
+
+    def _scale_paused(
+        self, d: dict[str, Any], new_rs: dict[str, Any] | None, olds: list[dict[str, Any]]
+    ) -> None:
+        """A paused Deployment is only scaled (the real controller's ``scale``): the one
+        active ReplicaSet, or the newest when none is active, gets ``spec.replicas``.
+        Proportional scaling across several active ReplicaSets is not modelled."""
+        all_rs = ([new_rs] if new_rs is not None else []) + olds
+        active = [rs for rs in all_rs if int(rs["spec"].get("replicas", 0))]
+        if len(active) == 1:
+            target = active[0]
+        elif not active and new_rs is not None:
+            target = new_rs
+        elif not active and olds:
+            target = max(olds, key=lambda rs: rs["metadata"]["creationTimestamp"])
+        else:
+            return
+        self._scale_rs(d, target, int(d["spec"].get("replicas", 1)))
 
     def _cleanup_history(self, d: dict[str, Any], olds: list[dict[str, Any]]) -> None:
         limit = int(d["spec"].get("revisionHistoryLimit", 10))
@@ -503,21 +532,30 @@ class Controller:
             self.delete("replicasets", o["metadata"]["namespace"], o["metadata"]["name"])
 
     def _update_status(
-        self, d: dict[str, Any], new_rs: dict[str, Any], reason: str, message: str
+        self,
+        d: dict[str, Any],
+        rs_names: list[str],
+        new_rs: dict[str, Any] | None,
+        reason: str,
+        message: str,
     ) -> float | None:
+        """``d`` is the stored Deployment: read, never mutate."""
         md, spec = d["metadata"], d["spec"]
         uid = md["uid"]
-        all_rs = self._owned_rs(d)
-        new_rs = next(
-            (r for r in all_rs if r["metadata"]["uid"] == new_rs["metadata"]["uid"]), new_rs
-        )
+        found = (self.store.raw("replicasets", md["namespace"], n) for n in rs_names)
+        all_rs = [rs for rs in found if rs is not None]
+        if new_rs is not None:
+            new_rs = next(
+                (r for r in all_rs if r["metadata"]["uid"] == new_rs["metadata"]["uid"]), new_rs
+            )
         desired = int(spec.get("replicas", 1))
+        paused = bool(spec.get("paused"))
 
         def total(key: str, rss: list[dict[str, Any]]) -> int:
             return sum(int(r.get("status", {}).get(key, 0)) for r in rss)
 
         replicas = total("replicas", all_rs)
-        updated = int(new_rs.get("status", {}).get("replicas", 0))
+        updated = int(new_rs.get("status", {}).get("replicas", 0)) if new_rs is not None else 0
         ready = total("readyReplicas", all_rs)
         available = total("availableReplicas", all_rs)
         spec_total = sum(int(r["spec"].get("replicas", 0)) for r in all_rs)
@@ -554,6 +592,43 @@ class Controller:
             else "Deployment does not have minimum availability.",
             now,
         )
+        prog = conds.get("Progressing")
+        wake: float | None = None
+        if paused or new_rs is None:
+            # checkPausedConditions: Progressing=Unknown DeploymentPaused, no deadline while
+            # paused (a deadline already exceeded stays).
+            if paused and (not prog or prog.get("reason") not in (PAUSED, TIMED_OUT)):
+                _set_cond(conds, "Progressing", None, PAUSED, "Deployment is paused", now)
+            self._progress.pop(uid, None)
+        else:
+            wake = self._progressing(
+                d, conds, new_rs, reason, message, now, (replicas, updated, ready, available), old
+            )
+        order = ["Available", "Progressing"]
+        status["conditions"] = [conds[t] for t in order if t in conds]
+        if status != old:
+            cur = self.store.get("deployments", md["namespace"], md["name"])
+            if cur is not None:
+                cur["status"] = status
+                self.store.replace("deployments", cur, manager=CM, subresource="status")
+        return wake
+
+    def _progressing(
+        self,
+        d: dict[str, Any],
+        conds: dict[str, dict[str, Any]],
+        new_rs: dict[str, Any],
+        reason: str,
+        message: str,
+        now: str,
+        counts: tuple[int, int, int, int],
+        old: dict[str, Any],
+    ) -> float | None:
+        """The Progressing condition and the progress deadline; returns the next wake-up."""
+        md, spec = d["metadata"], d["spec"]
+        uid = md["uid"]
+        desired = int(spec.get("replicas", 1))
+        replicas, updated, _ready, available = counts
         rs_name = new_rs["metadata"]["name"]
         complete = (
             updated == desired
@@ -561,7 +636,6 @@ class Controller:
             and available == desired
             and int(new_rs["spec"].get("replicas", 0)) == desired
         )
-        counts = (replicas, updated, ready, available)
         old_counts = tuple(
             int(old.get(k, 0))
             for k in ("replicas", "updatedReplicas", "readyReplicas", "availableReplicas")
@@ -586,7 +660,7 @@ class Controller:
             reason
             or counts != old_counts
             or uid not in self._progress
-            or (prog and prog.get("reason") == "NewReplicaSetAvailable")
+            or (prog and prog.get("reason") in ("NewReplicaSetAvailable", PAUSED))
         ):
             self._progress[uid] = mono
             if not reason:
@@ -599,26 +673,24 @@ class Controller:
                     conds,
                     "Progressing",
                     False,
-                    "ProgressDeadlineExceeded",
+                    TIMED_OUT,
                     f'ReplicaSet "{rs_name}" has timed out progressing.',
                     now,
                 )
             else:
                 wake = limit
-        order = ["Available", "Progressing"]
-        status["conditions"] = [conds[t] for t in order if t in conds]
-        if status != old:
-            cur = self.store.get("deployments", md["namespace"], md["name"])
-            if cur is not None:
-                cur["status"] = status
-                self.store.replace("deployments", cur, manager=CM, subresource="status")
         return wake
 
 
 def _set_cond(
-    conds: dict[str, dict[str, Any]], ctype: str, ok: bool, reason: str, message: str, now: str
+    conds: dict[str, dict[str, Any]],
+    ctype: str,
+    ok: bool | None,
+    reason: str,
+    message: str,
+    now: str,
 ) -> None:
-    want = "True" if ok else "False"
+    want = "Unknown" if ok is None else "True" if ok else "False"
     cur = conds.get(ctype)
     if (
         cur
@@ -638,6 +710,24 @@ def _set_cond(
         "message": message,
     }
     conds[ctype] = new
+
+
+def _by_owner(objs: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Objects grouped by their controller owner's uid."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for o in objs:
+        for ref in o["metadata"].get("ownerReferences") or ():
+            if ref.get("controller"):
+                out.setdefault(ref["uid"], []).append(o)
+                break
+    return out
+
+
+def _is_active(p: dict[str, Any]) -> bool:
+    """Counted by its ReplicaSet: not being deleted and not ended (Succeeded/Failed)."""
+    return not p["metadata"].get("deletionTimestamp") and (p.get("status") or {}).get(
+        "phase"
+    ) not in ("Succeeded", "Failed")
 
 
 def _pod_ready(p: dict[str, Any]) -> int:

@@ -18,7 +18,8 @@ class FailRule:
     path_regex: re.Pattern[str] | None = None
     retry_after: int | None = None
     include_discovery: bool = False
-    body: dict[str, Any] | None = None
+    body: dict[str, Any] | bytes | None = None
+    content_type: str | None = None
 
     def matches(self, method: str, path: str, is_resource: bool) -> bool:
         if not is_resource and not self.include_discovery:

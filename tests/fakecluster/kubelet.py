@@ -6,6 +6,7 @@ import copy
 import hashlib
 import re
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,7 @@ from .timeutil import now_rfc3339
 
 OK, PULL_ERROR, CRASH, OOM, NEVER_READY = "ok", "pull_error", "crash", "oom", "never_ready"
 BEHAVIOURS = (OK, PULL_ERROR, CRASH, OOM, NEVER_READY)
+TERMINAL = ("Succeeded", "Failed")
 
 
 def parse_cpu(q: Any) -> int:
@@ -44,6 +46,10 @@ def parse_mem(q: Any) -> int:
     if not m:
         return 0
     return int(float(m.group(1)) * _MEM_SUFFIX.get(m.group(2), 1))
+
+
+def _node_id(name: str, what: str) -> uuid.UUID:
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"fakecluster:{what}:{name}")
 
 
 @dataclass
@@ -85,13 +91,20 @@ class Node:
                     {"type": "InternalIP", "address": self.ip},
                     {"type": "Hostname", "address": self.name},
                 ],
+                "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+                # Every field NodeSystemInfo requires (the official clients refuse a Node
+                # without them), stable per node name.
                 "nodeInfo": {
-                    "kubeletVersion": "v1.32.0",
+                    "machineID": _node_id(self.name, "machine").hex,
+                    "systemUUID": str(_node_id(self.name, "system")),
+                    "bootID": str(_node_id(self.name, "boot")),
+                    "kernelVersion": "6.1.0",
+                    "osImage": "Fake Linux",
                     "containerRuntimeVersion": "containerd://1.7.24",
+                    "kubeletVersion": "v1.32.0",
+                    "kubeProxyVersion": "v1.32.0",
                     "operatingSystem": "linux",
                     "architecture": "amd64",
-                    "osImage": "Fake Linux",
-                    "kernelVersion": "6.1.0",
                 },
             },
         }
@@ -217,25 +230,30 @@ class Kubelet:
         self.events.record(pod, etype, reason, msg, component=comp, host=host, field_path=fp)
 
     # -- scheduling --------------------------------------------------------
-    def _schedule(self, pod: dict[str, Any]) -> None:
+    def _usage(self) -> dict[str, list[int]]:
+        """[millicores, bytes] requested on each node by the Pods that have not ended."""
+        used = {node.name: [0, 0] for node in self.nodes}
+        for p in self.store.raw_list("pods"):
+            slot = used.get(p["spec"].get("nodeName") or "")
+            if slot is not None and p["status"].get("phase") not in TERMINAL:
+                c, m = _requests(p)
+                slot[0] += c
+                slot[1] += m
+        return used
+
+    def _schedule(self, pod: dict[str, Any], used: dict[str, list[int]]) -> None:
         cpu, mem = _requests(pod)
         short: dict[str, int] = {}
         for node in self.nodes:
-            used_cpu = used_mem = 0
-            for p in self.store.raw_list("pods"):
-                if p["spec"].get("nodeName") == node.name and p["status"].get("phase") not in (
-                    "Succeeded",
-                    "Failed",
-                ):
-                    c, m = _requests(p)
-                    used_cpu += c
-                    used_mem += m
+            used_cpu, used_mem = used[node.name]
             lacks = []
             if used_cpu + cpu > parse_cpu(node.cpu):
                 lacks.append("cpu")
             if used_mem + mem > parse_mem(node.memory):
                 lacks.append("memory")
             if not lacks:
+                used[node.name][0] += cpu
+                used[node.name][1] += mem
                 self._bind(pod, node)
                 return
             for r in lacks:
@@ -313,6 +331,7 @@ class Kubelet:
         now = time.monotonic()
         next_due: float | None = None
         live = set()
+        used: dict[str, list[int]] | None = None
         for pod in self.store.raw_list("pods"):
             uid = pod["metadata"]["uid"]
             live.add(uid)
@@ -326,8 +345,14 @@ class Kubelet:
                     continue
                 next_due = _min(next_due, due)
                 continue
+            if pod["status"].get("phase") in TERMINAL:
+                # An ended Pod (evicted, completed) stays as it is until someone deletes it.
+                sim.due = 0.0
+                continue
             if not pod["spec"].get("nodeName"):
-                self._schedule(pod)
+                if used is None:
+                    used = self._usage()
+                self._schedule(pod, used)
                 pod = (
                     self.store.raw("pods", pod["metadata"]["namespace"], pod["metadata"]["name"])
                     or pod
@@ -481,7 +506,7 @@ class Kubelet:
         ready_override: bool | None = None,
     ) -> None:
         cur = self.store.raw("pods", pod["metadata"]["namespace"], pod["metadata"]["name"])
-        if cur is None:
+        if cur is None or cur["status"].get("phase") in TERMINAL:
             return
         new = copy.deepcopy(cur)
         st = new["status"]

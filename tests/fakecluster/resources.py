@@ -71,6 +71,19 @@ RESOURCES: tuple[ResourceInfo, ...] = (
     ResourceInfo(
         "",
         "v1",
+        "serviceaccounts",
+        "ServiceAccount",
+        True,
+        "serviceaccount",
+        ("sa",),
+        subresources=(
+            Subresource("token", "authentication.k8s.io", "v1", "TokenRequest", ("create",)),
+        ),
+    ),
+    ResourceInfo("", "v1", "secrets", "Secret", True, "secret"),
+    ResourceInfo(
+        "",
+        "v1",
         "nodes",
         "Node",
         False,

@@ -201,7 +201,8 @@ class Handler(BaseHTTPRequestHandler):
             rule = st.faults.take(self.command, path, route.is_resource)
             if rule is not None:
                 if rule.body is not None:
-                    code, body_out, hdrs = rule.code, rule.body, {}
+                    code, body_out = rule.code, rule.body
+                    hdrs = {"Content-Type": rule.content_type} if rule.content_type else {}
                 else:
                     apply = ctype.startswith("application/apply-patch")
                     body_out, hdrs = injected(

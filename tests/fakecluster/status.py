@@ -222,6 +222,9 @@ def injected(
             "Internal error occurred: etcdserver: request timed out",
             {"causes": [{"message": "etcdserver: request timed out"}]},
         ), headers
+    if code == 410:
+        # The storage layer's words for a read at a resourceVersion it no longer keeps.
+        return status(410, "too old resource version: 1000 (1042)"), headers
     if code == 503:
         if retry_after is not None:
             headers["Retry-After"] = str(retry_after)

@@ -40,7 +40,11 @@ def _comparable(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 class Store:
-    def __init__(self) -> None:
+    def __init__(self, uid_seed: str | None = None) -> None:
+        # With a seed, the n-th object created under one (resource, namespace, name) gets the
+        # same uid in every store with that seed: two fakes can replay one history exactly.
+        self.uid_seed = uid_seed
+        self._incarnations: dict[Key, int] = {}
         self.lock = threading.RLock()
         self.cond = threading.Condition(self.lock)
         self._rv = 1000
@@ -128,7 +132,7 @@ class Store:
                 md.pop("namespace", None)
             ns = md.get("namespace", "")
             md.pop("managedFields", None)
-            md["uid"] = str(uuid.uuid4())
+            md["uid"] = self._new_uid((resource, ns, md["name"]))
             md["resourceVersion"] = str(self._next_rv())
             md["creationTimestamp"] = now_rfc3339()
             if resource in _SPEC_GENERATION:
@@ -146,6 +150,12 @@ class Store:
             self._objects.setdefault(resource, {})[(ns, md["name"])] = obj
             self._emit("ADDED", resource, copy.deepcopy(obj), None)
             return copy.deepcopy(obj)
+
+    def _new_uid(self, key: Key) -> str:
+        if self.uid_seed is None:
+            return str(uuid.uuid4())
+        n = self._incarnations[key] = self._incarnations.get(key, 0) + 1
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{self.uid_seed}/{'/'.join(key)}/{n}"))
 
     def replace(
         self,

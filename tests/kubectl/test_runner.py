@@ -10,6 +10,7 @@ import io
 import json
 import logging
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -38,6 +39,7 @@ from kubectl_adapter.kubectl.config import ClusterConfig
 from kubectl_adapter.kubectl.runner import (
     WAIT_GRACE_SECONDS,
     KubectlRunner,
+    kubectl_environment,
     process_bound,
     wait_timeout_args,
 )
@@ -229,7 +231,8 @@ def test_without_a_manifest_stdin_is_closed(fp: FakeProcess) -> None:
         ("conn-get-nocontext", ConfigurationError),
         ("rollout-deadline", RolloutFailed),
         ("rollout-nowatch-support", Timeout),
-        ("err-get-200-garbage", InternalError),
+        ("err-get-200-garbage", Unavailable),  # a proxy answered, not the API server
+        ("err-min-list-nokind", InternalError),
     ],
 )
 def test_failure_raises_the_mapped_error(fp: FakeProcess, case: str, error: type[Any]) -> None:
@@ -266,6 +269,28 @@ def test_run_json_on_empty_output_is_none(fp: FakeProcess, stdout: str) -> None:
         runner().run_json(["get", "deployment", "web-1", "--ignore-not-found", "-o", "json"])
         is None
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["get", "deployments,replicasets,pods", "-l", "x", "-o", "json"],
+        ["get", "nodes", "-o", "json"],
+        ["get", "deployment", "web-1", "-o", "json"],
+        ["get", "deployment", "web-1", "--ignore-not-found=false", "-o", "json"],
+        ["apply", "--server-side", "-f", "-", "-o", "json"],
+    ],
+)
+def test_run_json_on_empty_output_where_json_is_due_is_internal_error(
+    fp: FakeProcess, args: list[str]
+) -> None:
+    """Exit 0 and nothing printed (a broken kubectl or wrapper) is never "absent": it used
+    to make `status` say missing and `delete` alreadyMissing while the Deployment ran."""
+    fp.register([*K, *args], stdout="\n")
+    with pytest.raises(InternalError) as info:
+        runner().run_json(args)
+    assert info.value.details["problem"] == "output is empty"
+    assert "printed nothing where JSON was expected" in info.value.message
 
 
 def test_run_json_on_garbage_is_internal_error(fp: FakeProcess) -> None:
@@ -428,7 +453,7 @@ def test_kubectl_that_is_not_a_program_is_configuration_error(tmp_path: Path) ->
 # -- logging and streaming ---------------------------------------------------------------------
 
 
-def test_verbose_logs_the_command_shell_quoted(
+def test_verbose_logs_the_command_shell_quoted_and_its_outcome(
     fp: FakeProcess, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="kubectl_adapter")
@@ -437,10 +462,40 @@ def test_verbose_logs_the_command_shell_quoted(
     runner(verbose=True).run(argv)
     messages = [r.getMessage() for r in caplog.records if r.name == "kubectl_adapter"]
     assert messages[0] == (
-        "+ kubectl -n testns --request-timeout 10s get pods -l 'app.example/container in (web-1)' "
+        "kubectl -n testns --request-timeout 10s get pods -l 'app.example/container in (web-1)' "
         "-o json"
     )
-    assert messages[1] == "kubectl stderr: Warning: token: [REDACTED]"
+    assert re.fullmatch(r"# exit 0 in \d+\.\d\d s", messages[1])
+    assert len(messages) == 2  # kubectl's own stderr only from -vv
+
+
+def test_very_verbose_adds_kubectls_stderr_as_comments(
+    fp: FakeProcess, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="kubectl_adapter")
+    stderr = "I1201 loader.go:402] Config loaded\nWarning: token: s3cr3t-value-1\n"
+    fp.register([*K, "version"], stdout="{}", stderr=stderr)
+    runner(verbose=2).run(["version"])
+    messages = [r.getMessage() for r in caplog.records if r.name == "kubectl_adapter"]
+    assert messages[2] == (
+        "# kubectl: I1201 loader.go:402] Config loaded\n# kubectl: Warning: token: [REDACTED]"
+    )
+
+
+def test_verbose_logs_a_failure_with_kubectls_first_line(
+    fp: FakeProcess, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="kubectl_adapter")
+    stderr = 'Error from server (NotFound): deployments.apps "web-1" not found\n'
+    fp.register([*K, "get", "deployment", "web-1"], returncode=1, stderr=stderr)
+    with pytest.raises(NotFound):
+        runner(verbose=True).run(["get", "deployment", "web-1"])
+    messages = [r.getMessage() for r in caplog.records if r.name == "kubectl_adapter"]
+    assert re.fullmatch(
+        r'# exit 1 in \d+\.\d\d s: Error from server \(NotFound\): deployments.apps "web-1" '
+        "not found",
+        messages[1],
+    )
 
 
 def test_quiet_logs_nothing(fp: FakeProcess, caplog: pytest.LogCaptureFixture) -> None:
@@ -627,3 +682,56 @@ def test_watch_whose_kubectl_fails_raises_the_mapped_error(tmp_path: Path) -> No
 
 def _sh(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
+
+
+# -- the namespace when -n is not given, and kubectl's environment -------------------------------
+
+CONTEXT_NS = [
+    KUBECTL,
+    "--request-timeout",
+    "10s",
+    "config",
+    "view",
+    "--minify",
+    "-o",
+    "jsonpath={.contexts[0].context.namespace}",
+]
+
+
+def test_context_namespace_is_the_contexts_exactly(fp: FakeProcess) -> None:
+    """Not ``{..namespace}``: that also matches a cluster ``extensions`` entry's key."""
+    fp.register(CONTEXT_NS, stdout="team-a")
+    assert KubectlRunner(ClusterConfig()).context_namespace() == "team-a"
+
+
+def test_context_without_a_namespace_means_default(fp: FakeProcess) -> None:
+    fp.register(CONTEXT_NS, stdout="")
+    assert KubectlRunner(ClusterConfig()).context_namespace() == "default"
+
+
+def test_context_namespace_that_is_no_name_is_configuration_error(fp: FakeProcess) -> None:
+    fp.register([KUBECTL, "--kubeconfig", "/etc/kc", *CONTEXT_NS[1:]], stdout="../x")
+    with pytest.raises(ConfigurationError) as info:
+        KubectlRunner(ClusterConfig(kubeconfig="/etc/kc")).context_namespace()
+    assert info.value.details == {"namespace": "../x", "kubeconfig": "--kubeconfig /etc/kc"}
+
+
+def test_the_namespace_lookup_is_bounded_like_a_read() -> None:
+    """A hanging exec credential plugin (the Cloud SDK kubectl runs it even for `config
+    view`) costs the read bound, not --call-timeout (60 s by default)."""
+    config = ClusterConfig(request_timeout=2, call_timeout=60)
+    assert KubectlRunner(config).default_bound(CONTEXT_NS[3:]) == 2 + READ_GRACE_SECONDS
+
+
+@pytest.mark.parametrize(
+    ("home", "expected"),
+    [("/dev/null", "/nonexistent"), (None, None)],
+)
+def test_kubectl_gets_a_usable_home(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, home: str | None, expected: str | None
+) -> None:
+    """HOME=/dev/null: the Cloud SDK kubectl stats $HOME/.kube/config even with --kubeconfig
+    and fails with "not a directory"; a HOME that is a directory is left alone."""
+    monkeypatch.setenv("HOME", home or str(tmp_path))
+    env = kubectl_environment()
+    assert (env["HOME"] if env is not None else None) == expected

@@ -32,10 +32,10 @@ LIST = [
     "org.mieweb.opensource-server.managed=true",
 ]
 NAMESPACE = [*K, "get", "namespace", "testns", "--ignore-not-found", "-o", "name"]
-GET = [*K, "get", "deployment", "web-1", "--ignore-not-found", "-o", "json"]
+GET = [*K, "get", "deployment", "web-1", "-o", "json"]
 NODES = [*K, "get", "nodes", "-o", "json"]
 LIST_ARGS = ["get", "deployments,replicasets,pods", "-l", "x", "-o", "json"]
-GET_ARGS = ["get", "deployment", "web-1", "--ignore-not-found", "-o", "json"]
+GET_ARGS = ["get", "deployment", "web-1", "-o", "json"]
 
 
 def _workload() -> list[dict[str, Any]]:
@@ -69,6 +69,8 @@ def _workload() -> list[dict[str, Any]]:
 
 # -- the checker, table-driven ------------------------------------------------------------------
 
+IDENTITY = {"uid": "0b7c9d1e", "resourceVersion": "4711"}
+
 
 @pytest.mark.parametrize(
     ("args", "value", "problem"),
@@ -99,8 +101,31 @@ def _workload() -> list[dict[str, Any]]:
         ),
         (
             GET_ARGS,
-            {"metadata": {"name": "x"}, "spec": {"replicas": True}},
+            {"metadata": {"name": "x", **IDENTITY}, "spec": {"replicas": True}},
             ".spec.replicas is a boolean, expected an integer",
+        ),
+        (
+            GET_ARGS,
+            {"metadata": {"name": "x", "uid": "u", "resourceVersion": 7}},
+            ".metadata.resourceVersion is a number, expected a string",
+        ),
+        # Kind-less items: one resource's items are checked as that kind (nodes used to end
+        # in a pydantic traceback); a List of several kinds must name each item's kind.
+        (
+            ["get", "nodes", "-o", "json"],
+            {"items": [{"metadata": {"name": 5}}]},
+            ".items[0].metadata.name is a number, expected a string",
+        ),
+        (
+            ["get", "nodes", "-o", "json"],
+            {"items": [{"metadata": {"name": "n"}, "status": {"capacity": []}}]},
+            ".items[0].status.capacity is a list, expected an object",
+        ),
+        (["get", "nodes", "-o", "json"], {"items": [{}]}, ".items[0].metadata is missing"),
+        (
+            LIST_ARGS,
+            {"items": [{"metadata": {"name": "p"}}]},
+            ".items[0].kind is missing (a List of several kinds)",
         ),
         (
             ["version", "-o", "json"],

@@ -7,6 +7,8 @@ realistic stdout/stderr, so an extra or missing call fails the test.
 from __future__ import annotations
 
 import json
+import logging
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -19,6 +21,7 @@ from kubectl_adapter.contract.spec import ContainerSpec, parse_spec
 from kubectl_adapter.kubectl import commands
 from kubectl_adapter.kubectl.config import ClusterConfig
 from kubectl_adapter.kubectl.runner import KubectlRunner
+from kubectl_adapter.kubectl.transcript import pasteable_manifest
 from kubectl_adapter.operations import waits
 from kubectl_adapter.operations.provider import KubernetesProvider
 from kubectl_adapter.rules import clock as clock_module
@@ -37,7 +40,11 @@ from tests.k8s_objects import (
 K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
 KW = ["kubectl", "-n", "testns"]  # waits carry no --request-timeout
 SELECTOR = "org.mieweb.opensource-server.container-id=42,org.mieweb.opensource-server.managed=true"
-GET = [*K, "get", "deployment", "web-1", "--ignore-not-found", "-o", "json"]
+GET = [*K, "get", "deployment", "web-1", "-o", "json"]
+ABSENT = {  # kubectl get deployment NAME -o json, the object absent (a 404)
+    "stderr": 'Error from server (NotFound): deployments.apps "web-1" not found\n',
+    "returncode": 1,
+}
 APPLY = [
     *K,
     "apply",
@@ -157,7 +164,7 @@ def calls(fp: FakeProcess) -> list[list[str]]:
 def test_create_applies_waits_and_reports_the_snapshot(fp: FakeProcess, clock: Clock) -> None:
     spec = parse_spec(SPEC)
     seen: dict[str, str] = {}
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(
         APPLY_JSON,
         stdout=APPLIED,
@@ -225,7 +232,7 @@ def test_create_failing_before_the_apply_says_nothing_was_applied(fp: FakeProces
 
 
 def test_create_failing_at_the_apply_does_not_say_nothing_was_applied(fp: FakeProcess) -> None:
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stderr=CONN_REFUSED, returncode=1)
     with pytest.raises(errors.Unavailable) as info:
         make_provider().create(parse_spec(SPEC))
@@ -240,7 +247,7 @@ def test_a_wait_that_ends_on_a_failing_pod_is_rollout_failed_not_timeout(
     dep = deployment(available=None, conditions=[])
     rs = replicaset(dep)
     crashing = pod(rs, ready=False, waiting=("CrashLoopBackOff", "back-off 10s"), restarts=3)
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
     fp.register(WATCH, stdout=SLICE_PASSES)
     fp.register(READ, stdout=kubectl_list([dep, rs, crashing]))
@@ -279,7 +286,7 @@ def test_create_timeout_explains_why(fp: FakeProcess, clock: Clock) -> None:
     )
     rs = replicaset(dep)
     pending = pod(rs, ready=False, ip=None, phase="Pending")
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
     fp.register(WATCH, stdout=SLICE_PASSES)
     fp.register(READ, stdout=kubectl_list([dep, rs, pending]))
@@ -315,7 +322,7 @@ def test_create_with_a_bad_image_fails_early_naming_the_reason(
         phase="Pending",
         waiting=("ImagePullBackOff", 'Back-off pulling image "nginx:does-not-exist"'),
     )
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
     fp.register(WATCH, stdout=SLICE_PASSES)
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # failure detection
@@ -340,7 +347,7 @@ def test_create_progress_deadline_is_rollout_failed(fp: FakeProcess, clock: Cloc
             ),
         ],
     )
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
     fp.register(
         rollout(), stderr='error: deployment "web-1" exceeded its progress deadline\n', returncode=1
@@ -365,7 +372,7 @@ def test_create_waits_out_the_unschedulable_grace(
     rs = replicaset(dep)
     stuck = pod(rs, ready=False, ip=None, phase="Pending", unschedulable="0/1 nodes are available")
     stuck["status"]["conditions"][0]["lastTransitionTime"] = "2026-11-30T12:00:00Z"
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
     fp.register(WATCH, stdout=SLICE_PASSES)
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # 11 s: inside the grace
@@ -392,7 +399,7 @@ def test_create_stops_on_replica_failure(fp: FakeProcess, clock: Clock) -> None:
         ],
     )
     rs = replicaset(dep)
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
     fp.register(WATCH, stdout=SLICE_PASSES)
     fp.register(READ, stdout=kubectl_list([dep, rs]))  # failure detection
@@ -409,13 +416,18 @@ def test_create_dry_run_runs_nothing(fp: FakeProcess) -> None:
     plan = make_provider(dry_run=True).create(parse_spec(SPEC))
     assert isinstance(plan, DryRunPlan)
     assert plan.commands[1].startswith("kubectl -n testns --request-timeout 10s apply")
-    # The wait as it really runs: 10 s slices until --timeout, said in a shell comment.
-    assert plan.commands[2] == (
-        "kubectl -n testns get deployments -l org.mieweb.opensource-server.managed=true "
-        "--field-selector metadata.name=web-1 --watch -o json --output-watch-events  # ends "
-        "when the wait is decided; first 10 s slice; repeated, with a read of the workload "
-        "between slices, until --timeout 300 s has passed"
-    )
+    # The watch that runs, as a comment (pasted, a watch never ends); then the wait as a
+    # whole, which pasted waits for the same end state as long as the adapter would.
+    assert plan.commands[2].split("\n") == [
+        "# the adapter watches: kubectl -n testns get deployments -l "
+        "org.mieweb.opensource-server.managed=true --field-selector metadata.name=web-1 "
+        "--watch -o json --output-watch-events",
+        "# (judging each event, killed once the wait is decided; pasted, a watch never ends: "
+        "the next line waits for the same end state)",
+        "kubectl -n testns rollout status deployment/web-1 --timeout=300s  # the adapter runs "
+        "this wait in 10 s slices until --timeout 300 s, with a read between slices to stop "
+        "early when the wait cannot succeed",
+    ]
     assert plan.manifest is not None and "web-1" in plan.manifest
     assert fp.calls == type(fp.calls)()
 
@@ -430,11 +442,11 @@ def test_create_without_namespace_uses_the_contexts(fp: FakeProcess, clock: Cloc
             "view",
             "--minify",
             "-o",
-            "jsonpath={..namespace}",
+            "jsonpath={.contexts[0].context.namespace}",
         ],
         stdout="testns",
     )
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
     fp.register(rollout(), stdout=ROLLED_OUT)
     fp.register(READ, stdout=kubectl_list(running_objects()))
@@ -459,7 +471,7 @@ def test_status_running_costs_two_calls(fp: FakeProcess) -> None:
 
 
 def test_status_missing(fp: FakeProcess) -> None:
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     snapshot = make_provider().status("testns/web-1")
     assert snapshot.status == "missing"
     assert snapshot.provider_id == snapshot.vmid == "testns/web-1"
@@ -588,6 +600,38 @@ def test_start_scales_a_stopped_workload_and_waits(fp: FakeProcess, clock: Clock
     assert ops[-1] == {"op": "replace", "path": "/spec/replicas", "value": 1}
 
 
+def test_a_sliced_wait_is_logged_once_as_the_whole_wait(
+    fp: FakeProcess, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """-v shows the wait as an operator would paste it: the adapter's watch as a comment,
+    then the one command that waits for the same end state bounded by --timeout; the
+    slices that follow (after the read between them) are comments."""
+    caplog.set_level(logging.INFO, logger="kubectl_adapter")
+    fp.register(PATCH_1, stdout=kubectl_object(deployment(available=None, observed=2)))
+    fp.register(WATCH, stdout=SLICE_PASSES)
+    fp.register(READ, stdout=kubectl_list(running_objects()))  # between the slices
+    fp.register(WATCH, stdout=events(deployment()))
+    fp.register(READ, stdout=kubectl_list(running_objects()))
+    make_provider(timeout=300, verbose=True).start("testns/web-1")
+    logged = [r.getMessage() for r in caplog.records if r.name == "kubectl_adapter"]
+    waits = [line for line in logged if "--watch" in line]
+    watch = (
+        "kubectl -n testns get deployments -l org.mieweb.opensource-server.managed=true "
+        "--field-selector metadata.name=web-1 --watch -o json --output-watch-events"
+    )
+    assert waits == [
+        f"# the adapter watches: {watch}\n"
+        "# (judging each event, killed once the wait is decided; pasted, a watch never ends: "
+        "the next line waits for the same end state)\n"
+        "kubectl -n testns rollout status deployment/web-1 --timeout=300s  # the adapter runs "
+        "this wait in 10 s slices until --timeout 300 s, with a read between slices to stop "
+        "early when the wait cannot succeed",
+        f"# still waiting: next slice, {watch}",
+    ]
+    # patch, the wait, the read between slices, the final read
+    assert sum(1 for line in logged if not line.splitlines()[-1].startswith("#")) == 4
+
+
 def test_start_of_a_running_workload_waits_for_nothing(fp: FakeProcess, clock: Clock) -> None:
     fp.register(PATCH_1, stdout=kubectl_object(deployment()))  # a no-op: already complete
     fp.register(READ, stdout=kubectl_list(running_objects()))
@@ -708,13 +752,28 @@ def test_delete_is_foreground_and_reports(fp: FakeProcess) -> None:
 
 
 def test_delete_twice_is_success(fp: FakeProcess) -> None:
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     result = make_provider().delete("testns/web-1")
     assert result.to_json() == {
         "providerId": "testns/web-1",
         "deleted": False,
         "alreadyMissing": True,
     }
+    assert len(fp.calls) == 1
+
+
+@pytest.mark.parametrize(
+    ("operation", "first"), [("status", GET), ("delete", GET), ("stop", PATCH_0)]
+)
+def test_a_kubectl_that_prints_nothing_is_never_an_absent_deployment(
+    fp: FakeProcess, operation: str, first: list[str]
+) -> None:
+    """Exit 0 with nothing on stdout used to make `status` say missing and `delete` say
+    alreadyMissing while the Deployment ran: only a 404 (NotFound) means absent."""
+    fp.register(first, stdout="")
+    with pytest.raises(errors.InternalError) as info:
+        getattr(make_provider(), operation)("testns/web-1")
+    assert info.value.details["problem"] == "output is empty"
     assert len(fp.calls) == 1
 
 
@@ -972,7 +1031,7 @@ def test_reconfigure_racing_a_delete_is_not_found_and_creates_nothing(
 ) -> None:
     fp.register(GET, stdout=kubectl_object(deployment(replicas=replicas)))
     fp.register(APPLY_JSON, stderr=APPLY_UID_MISMATCH, returncode=1)
-    fp.register(GET, stdout="")  # why refused: the Deployment is gone
+    fp.register(GET, **ABSENT)  # why refused: the Deployment is gone
     with pytest.raises(errors.NotFound, match="deleted by another operation") as info:
         make_provider().reconfigure("testns/web-1", parse_spec(SPEC | {"cpus": 0.5}))
     assert info.value.exit_code == 3
@@ -1043,7 +1102,7 @@ def test_start_or_create_raced_by_a_delete_is_not_found(
     if operation == "start":
         fp.register(PATCH_1, stdout=STARTING)
     else:
-        fp.register(GET, stdout="")
+        fp.register(GET, **ABSENT)
         fp.register(APPLY_JSON, stdout=APPLIED)
     fp.register(rollout(), stdout=ROLLED_OUT)
     fp.register(READ, stdout=kubectl_list([]))  # deleted after the rollout, before the read
@@ -1144,27 +1203,60 @@ def test_stop_raced_by_a_start_says_so_at_once(fp: FakeProcess, clock: Clock) ->
 # -- --dry-run prints what the real run executes -------------------------------------------------
 
 
-def _without_notes(plan: DryRunPlan) -> list[list[str]]:
+def _argv(shown: str) -> list[str]:
+    """The argv of a plan entry: its first line, without comment and heredoc operator, and a
+    wait with its first slice's --timeout (the entry shows the whole wait)."""
     import shlex
 
-    return [shlex.split(command, comments=True) for command in plan.commands]
+    first = shown.split("\n")[0].removeprefix("# the adapter watches: ")  # the watch that runs
+    argv = [a for a in shlex.split(first, comments=True) if not a.startswith("<<")]
+    if argv[-2:] == ["||", "true"]:  # a read whose 404 means "absent": pasted, bash goes on
+        argv = argv[:-2]
+    if argv[:4] == ["kubectl", "-n", "testns", "wait"] or "rollout" in argv[:4]:
+        argv = [re.sub(r"^--timeout=\d+s$", "--timeout=10s", a) for a in argv]
+    return argv
+
+
+def _without_notes(plan: DryRunPlan) -> list[list[str]]:
+    return [_argv(command) for command in plan.commands]
+
+
+def _uncommented(shown: str) -> str:
+    """A plan entry or a logged command without its notes (the command line's comment)."""
+    return "\n".join(
+        line if line.startswith("#") else line.split("  # ", 1)[0] for line in shown.split("\n")
+    )
 
 
 def _planned_then_ran(
     fp: FakeProcess, plan_calls: int, operation: Any
 ) -> tuple[list[list[str]], list[list[str]]]:
-    """The plan (after its own reads) and the argv the real run then executed."""
+    """The plan (after its own reads) and the argv the real run then executed; the plan's
+    text is also what the real run's -v log shows of the commands it ran."""
     plan = operation(make_provider(dry_run=True))
     assert isinstance(plan, DryRunPlan)
     assert len(fp.calls) == plan_calls  # a dry run reads, it never writes
     assert not any(verb in c for c in calls(fp) for verb in ("apply", "patch", "delete"))
-    operation(make_provider())
+    logger = logging.getLogger("kubectl_adapter")
+    records: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: records.append(record.getMessage())  # type: ignore[method-assign]
+    logger.addHandler(handler)
+    level = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        operation(make_provider(verbose=True))
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    logged = [_uncommented(r) for r in records if not r.splitlines()[-1].startswith("#")]
+    assert [_uncommented(c) for c in plan.commands] == logged
     ran = [["kubectl", *c[1:]] for c in calls(fp)[plan_calls:]]
     return _without_notes(plan), ran
 
 
 def test_dry_run_create_equals_the_real_run(fp: FakeProcess, clock: Clock) -> None:
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
     fp.register(rollout(), stdout=ROLLED_OUT)
     fp.register(READ, stdout=kubectl_list(running_objects()))
@@ -1223,7 +1315,10 @@ def test_dry_run_reconfigure_equals_the_real_run(fp: FakeProcess, clock: Clock) 
 
     planned, ran = _planned_then_ran(fp, 1, reconfigure)
     assert planned == ran == [GET, APPLY_JSON, rollout(), READ]
-    assert sent == [plans[0].manifest]  # the manifest shown is the one sent, with its precondition
+    # The manifest shown is the one sent, less the resourceVersion (the uid stays): pasted
+    # later it still applies, and only to this Deployment.
+    assert pasteable_manifest(sent[0]) == (plans[0].manifest, '"1001"')
+    assert 'uid: "uid-deploy-web-1"' in plans[0].manifest
 
 
 def test_dry_run_status_reads_the_selector(fp: FakeProcess) -> None:
@@ -1234,6 +1329,6 @@ def test_dry_run_status_reads_the_selector(fp: FakeProcess) -> None:
 
 
 def test_dry_run_status_of_a_missing_deployment_plans_the_one_read(fp: FakeProcess) -> None:
-    fp.register(GET, stdout="")
+    fp.register(GET, **ABSENT)
     plan = make_provider(dry_run=True).read_plan("status", "testns/web-1")
     assert _without_notes(plan) == [GET]

@@ -16,6 +16,9 @@ from typing import Any
 import pytest
 
 from kubectl_adapter.cli import app as cli
+from tests.k8s_objects import deployment
+
+NGINX = Path(__file__).resolve().parents[2] / "examples" / "nginx.json"
 
 SHAPES = {
     "items-string": {"kind": "List", "items": "x"},
@@ -24,6 +27,9 @@ SHAPES = {
     "no-metadata": {"kind": "List", "items": [{"kind": "Deployment"}]},
     "status-string": {"kind": "Deployment", "metadata": {"name": "web-1"}, "status": "x"},
     "null": None,
+    # Items without `kind`: checked as the one resource asked for (nodes used to end in a
+    # pydantic traceback), refused in a List of several kinds.
+    "kindless-items": {"kind": "List", "items": [{"metadata": {"name": 5}}]},
 }
 COMMANDS = {
     "list": (["list"], "get deployments,replicasets,pods"),
@@ -69,3 +75,21 @@ def test_check_with_a_wrong_version_document(
     error = document["error"]
     assert (code, error["type"]) == (1, "InternalError"), error
     assert error["details"]["problem"] == "output.clientVersion is a string, expected an object"
+
+
+@pytest.mark.parametrize("field", ["uid", "resourceVersion"])
+def test_reconfigure_of_a_deployment_without_identity(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str
+) -> None:
+    """The read is the base of the apply's precondition: without metadata.uid or
+    metadata.resourceVersion it used to end in a KeyError traceback (races.precondition)."""
+    read = deployment()
+    del read["metadata"][field]
+    spec = tmp_path / "spec.json"
+    spec.write_text(Path(NGINX).read_text(), encoding="utf-8")
+    stub = stub_kubectl(tmp_path, read)
+    code, document, stderr = run(capsys, stub, "reconfigure", "testns/web-1", "--spec", str(spec))
+    assert "Traceback" not in stderr, stderr
+    error = document["error"]
+    assert (code, error["type"]) == (1, "InternalError"), error
+    assert error["details"]["problem"] == f"output.metadata.{field} is missing"

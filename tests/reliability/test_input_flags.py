@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import assume, given, settings
@@ -13,8 +14,10 @@ from pytest_subprocess import FakeProcess
 
 from kubectl_adapter.cli import app as cli
 from kubectl_adapter.contract.errors import InvalidInput
+from kubectl_adapter.contract.naming import is_dns1123_label
 from kubectl_adapter.kubectl.bounds import MAX_SECONDS, default_deadline
 
+NGINX = Path(__file__).resolve().parents[2] / "examples" / "nginx.json"
 FLAGS = ["--timeout", "--request-timeout", "--call-timeout", "--deadline"]
 BAD_TEXTS = ["inf", "-inf", "Infinity", "nan", "NaN", "1e300", "1e309", "0", "-0", "-1", "0.0",
              "86400.5", "1e5", "abc", "", "0x10", "1s", " ", "1e-400"]  # fmt: skip
@@ -82,3 +85,42 @@ def test_default_deadline_per_command_kind() -> None:
     for write in ("create", "start", "stop", "delete", "reconfigure"):
         assert default_deadline(write, timeout=300, call_timeout=60) == 420
     assert default_deadline("reconfigure", timeout=300, call_timeout=60, rollback=True) == 720
+
+
+# -- -n/--namespace: a name like every other input, refused before any kubectl call ---------------
+
+BAD_NAMESPACES = ["../x", "a/b", "Team-A", "-x", "x-", "", "a" * 64, "ns\n", "ns x", "ns.dotted"]
+NAMESPACE_COMMANDS = [
+    ["list"],
+    ["check"],
+    ["nodes"],
+    ["status", "testns/web-1"],
+    ["stop", "testns/web-1"],
+    ["render", "--spec", str(NGINX)],
+    ["create", "--spec", str(NGINX)],
+]
+
+
+@pytest.mark.parametrize("namespace", BAD_NAMESPACES)
+@pytest.mark.parametrize("command", NAMESPACE_COMMANDS, ids=lambda c: c[0])
+def test_a_namespace_flag_that_is_no_name_runs_no_kubectl(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess, namespace: str, command: list[str]
+) -> None:
+    """`-n ../x list` used to reach kubectl ("invalid namespace"), and `render` rendered it."""
+    code = cli.main([f"--namespace={namespace}", *command])
+    document = json.loads(capsys.readouterr().out)
+    assert (code, document["error"]["type"]) == (2, "InvalidInput"), document
+    assert document["error"]["details"] == {"field": "namespace", "namespace": namespace}
+    assert not fp.calls
+
+
+@settings(max_examples=200, deadline=None)
+@given(namespace=st.text(max_size=70))
+def test_any_namespace_flag_is_a_dns_label_or_invalid_input(namespace: str) -> None:
+    assume(not namespace.startswith("-"))  # argparse would read it as an option
+    args = cli.build_parser().parse_args(["-n", namespace, "list"])
+    if is_dns1123_label(namespace):
+        cli._check_identity_flags(args)
+    else:
+        with pytest.raises(InvalidInput):
+            cli._check_identity_flags(args)

@@ -173,12 +173,18 @@ def test_status_command(
     provider = KubernetesProvider(ClusterConfig())
     pid = _provider_id(case)
     namespace, name = pid.split("/")
-    get = ["get", "deployment", name, "--ignore-not-found", "-o", "json"]
+    get = ["get", "deployment", name, "-o", "json"]
     deployment = case["deployment"]
-    fp.register(
-        provider.runner.argv(get, namespace=namespace),
-        stdout=kubectl_object(deployment) if deployment else "",
-    )
+    if deployment:
+        fp.register(
+            provider.runner.argv(get, namespace=namespace), stdout=kubectl_object(deployment)
+        )
+    else:  # what kubectl says for a 404
+        fp.register(
+            provider.runner.argv(get, namespace=namespace),
+            stderr=f'Error from server (NotFound): deployments.apps "{name}" not found\n',
+            returncode=1,
+        )
     if deployment is not None:
         owned = ["get", "replicasets,pods", "-l", deployment_selector(deployment), "-o", "json"]
         fp.register(

@@ -25,6 +25,17 @@ def test_precondition_is_the_reads_uid_and_resource_version() -> None:
     assert precondition(deployment()) == {"uid": UID, "resourceVersion": "1001"}
 
 
+@pytest.mark.parametrize("field", ["uid", "resourceVersion"])
+def test_precondition_without_the_reads_identity_is_internal_error(field: str) -> None:
+    """It used to raise KeyError (a traceback): a Deployment the API server never prints."""
+    read = deployment()
+    del read["metadata"][field]
+    with pytest.raises(errors.InternalError) as info:
+        precondition(read)
+    assert info.value.details == {"problem": f"output.metadata.{field} is missing"}
+    assert f"without metadata.{field}" in info.value.message
+
+
 @pytest.mark.parametrize(
     ("found", "status", "expected"),
     [

@@ -1,0 +1,234 @@
+"""The command line: flags, commands and their ``--help`` (words in ``help``).
+
+Building the parser imports nothing heavy; the version is looked up only for ``--version``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, NoReturn
+
+from ..contract.errors import InvalidInput
+from ..kubectl.bounds import MAX_SECONDS, check_seconds
+from . import help_texts as texts
+from .output import FORMATS
+
+__all__ = ["PROG", "build_parser"]
+
+PROG = "kubectl-adapter"
+
+# shtab's completers for a file and a directory (``shtab.FILE``, ``shtab.DIRECTORY``), spelt
+# out so that building the parser never imports shtab; tests/test_completion.py compares.
+FILE = {
+    "bash": "_shtab_compgen_files",
+    "zsh": "_files",
+    "tcsh": "f",
+    "fish": "(__fish_complete_path (commandline -ct))",
+    "powershell": "_shtab_powershell_compgen_files",
+}
+DIRECTORY = {
+    "bash": "_shtab_compgen_dirs",
+    "zsh": "_files -/",
+    "tcsh": "d",
+    "fish": "(__fish_complete_directories)",
+    "powershell": "_shtab_powershell_compgen_dirs",
+}
+SHELLS = ("bash", "zsh")
+# A PROVIDER_ID in bash: kubectl_complete-adapter asks the cluster (completion.provider_ids)
+# with the words typed so far; its last line is Cobra's directive, dropped here.
+PROVIDER_ID = {
+    "bash": "_kubectl_adapter_provider_ids",
+    "preamble": {
+        "bash": """_kubectl_adapter_provider_ids() {
+  command -v kubectl_complete-adapter >/dev/null 2>&1 || return 0
+  kubectl_complete-adapter "${COMP_WORDS[@]:1:COMP_CWORD-1}" "$1" 2>/dev/null | sed '$d'
+}"""
+    },
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises InvalidInput instead of printing usage and exiting 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise InvalidInput(f"{self.prog}: {message}", {"usage": self.format_usage().strip()})
+
+
+class _Version(argparse._VersionAction):
+    """``--version``: the installed distribution's version, read only when asked."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        sys.stdout.write(f"{PROG} {version()}\n")
+        parser.exit()
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("kubectl-adapter")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+def _seconds(text: str) -> float:
+    """A numeric flag: finite, > 0 and at most a day, refused while parsing (before any call)."""
+    try:
+        return check_seconds(float(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds > 0 and <= {MAX_SECONDS:g}"
+        ) from None
+
+
+def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    default: Any = argparse.SUPPRESS if suppress else None
+
+    def add(*names: str, complete: dict[str, str] | None = None, **kwargs: Any) -> None:
+        if suppress:
+            kwargs["default"] = argparse.SUPPRESS
+        action = parser.add_argument(*names, **kwargs)
+        if complete is not None:
+            action.complete = complete  # type: ignore[attr-defined]
+
+    add(
+        "--kubeconfig",
+        metavar="PATH",
+        default=default,
+        complete=FILE,
+        help="kubeconfig (else $KUBECONFIG)",
+    )
+    add("--context", metavar="NAME", default=default, help="kubeconfig context")
+    add("-n", "--namespace", metavar="NS", default=default, help="namespace (else context's)")
+    add(
+        "--kubectl",
+        metavar="PATH",
+        default=default,
+        complete=FILE,
+        help="kubectl binary (else on PATH)",
+    )
+    add(
+        "-o",
+        "--output",
+        metavar="FORMAT",
+        choices=FORMATS,
+        default=default,
+        help=texts.OUTPUT_HELP,
+    )
+    add("--timeout", metavar="S", type=_seconds, default=default, help="bound on each wait (300)")
+    add(
+        "--request-timeout",
+        metavar="S",
+        type=_seconds,
+        default=default,
+        help="kubectl --request-timeout per API request (10)",
+    )
+    add(
+        "--call-timeout",
+        metavar="S",
+        type=_seconds,
+        default=default,
+        help="bound on any kubectl process that is not a wait (60)",
+    )
+    add(
+        "--deadline",
+        metavar="S",
+        type=_seconds,
+        default=default,
+        help="bound on the whole command (reads: --call-timeout; "
+        "waits: --timeout + 2 x --call-timeout)",
+    )
+    add(
+        "--cache-dir",
+        metavar="DIR",
+        default=default,
+        complete=DIRECTORY,
+        help="kubectl --cache-dir",
+    )
+    add(
+        "--node-id",
+        metavar="ID",
+        default=default,
+        help="Manager node ID: only this node's workloads are listed or touched",
+    )
+    add(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0 if not suppress else default,
+        help="log every kubectl command and its outcome to stderr as bash you can paste "
+        "(-vv: with kubectl's own stderr)",
+    )
+    add(
+        "--dry-run",
+        action="store_true",
+        default=False if not suppress else default,
+        help=texts.DRY_RUN_HELP,
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description=texts.DESCRIPTION,
+        epilog=texts.EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
+    _global_options(parser, suppress=False)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    def command(name: str) -> argparse.ArgumentParser:
+        about = texts.COMMANDS[name]
+        sub = commands.add_parser(
+            name,
+            help=about.summary,
+            description=about.summary,
+            epilog=texts.command_epilog(name),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        _global_options(sub, suppress=True)
+        return sub
+
+    def provider_id(sub: argparse.ArgumentParser) -> None:
+        action = sub.add_argument(
+            "provider_id", metavar="PROVIDER_ID", help="namespace/deployment-name"
+        )
+        action.complete = PROVIDER_ID  # type: ignore[attr-defined]
+
+    def owner(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--container-id",
+            metavar="ID",
+            help="refuse unless the Deployment belongs to this Manager container",
+        )
+
+    def spec(sub: argparse.ArgumentParser) -> None:
+        action = sub.add_argument(
+            "--spec", required=True, metavar="FILE", help="spec JSON file, or - for stdin"
+        )
+        action.complete = FILE  # type: ignore[attr-defined]
+
+    spec(command("render"))
+    spec(command("create"))
+    for name in ("check", "nodes", "list", "capabilities"):
+        command(name)
+    for name in ("status", "network"):
+        provider_id(command(name))
+    for name in ("start", "stop", "delete"):
+        sub = command(name)
+        provider_id(sub)
+        owner(sub)
+    sub = command("reconfigure")
+    provider_id(sub)
+    spec(sub)
+    sub.add_argument(
+        "--rollback-on-failure",
+        action="store_true",
+        help="on a failed rollout run `kubectl rollout undo` and wait for it",
+    )
+    command("completion").add_argument("shell", metavar="SHELL", choices=SHELLS, help="bash or zsh")
+    return parser

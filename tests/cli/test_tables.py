@@ -1,0 +1,199 @@
+"""``-o table``: the layouts, column by column, read from the JSON documents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kubectl_adapter.cli.tables import check_table, nodes_table, snapshots_table, table
+
+
+def snapshot(**changes: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "providerId": "manager/web-1",
+        "vmid": "manager/web-1",
+        "name": "web-1",
+        "namespace": "manager",
+        "node": "7",
+        "containerId": "42",
+        "status": "running",
+        "message": "1 of 1 replicas available",
+        "podIp": "10.244.0.7",
+        "ipv4Address": "10.244.0.7",
+        "macAddress": None,
+        "ephemeral": True,
+        "image": "nginx:latest",
+        "cpus": 0.5,
+        "memoryMb": 512,
+        "replicas": 1,
+        "readyReplicas": 1,
+        "availableReplicas": 1,
+        "updatedReplicas": 1,
+        "generation": 2,
+        "observedGeneration": 2,
+    }
+    return base | changes
+
+
+NODE = {
+    "name": "kind-control-plane",
+    "ready": True,
+    "capacity": {"cpu": "8", "memory": "16318460Ki", "pods": "110"},
+    "allocatable": {"cpu": "7800m", "memory": "15000000Ki", "pods": "110"},
+    "kubeletVersion": "v1.32.0",
+}
+
+
+def test_snapshots_are_one_aligned_row_each() -> None:
+    stopped = snapshot(
+        providerId="manager/db",
+        status="offline",
+        message="stopped (0 replicas)",
+        podIp=None,
+        cpus=2.0,
+        memoryMb=2048,
+        replicas=0,
+        readyReplicas=0,
+        containerId="1234",
+    )
+    assert snapshots_table([snapshot(), stopped]) == (
+        "PROVIDER ID     STATUS    READY   POD IP       IMAGE          CPUS   MEMORY   "
+        "CONTAINER ID   NODE ID   MESSAGE\n"
+        "manager/web-1   running   1/1     10.244.0.7   nginx:latest   0.5    512Mi    "
+        "42             7         1 of 1 replicas available\n"
+        "manager/db      offline   0/0     <none>       nginx:latest   2      2048Mi   "
+        "1234           7         stopped (0 replicas)\n"
+    )
+
+
+def test_unknown_values_are_none_and_a_cell_never_breaks_the_line() -> None:
+    unknown = snapshot(
+        status="unknown",
+        message="Unavailable: connection refused\nretry\tlater",
+        image=None,
+        cpus=None,
+        memoryMb=None,
+        node=None,
+        containerId=None,
+        podIp=None,
+    )
+    lines = snapshots_table([unknown]).splitlines()
+    assert len(lines) == 2
+    cells = lines[1].split()
+    assert cells[:9] == [
+        "manager/web-1",
+        "unknown",
+        "1/1",
+        "<none>",
+        "<none>",
+        "<none>",
+        "<none>",
+        "<none>",
+        "<none>",
+    ]
+    assert lines[1].endswith("Unavailable: connection refused retry later")
+
+
+def test_no_line_ends_in_spaces() -> None:
+    text = snapshots_table([snapshot(message=""), snapshot(providerId="manager/a-much-longer")])
+    assert all(line == line.rstrip() for line in text.splitlines())
+    assert text.splitlines()[1].endswith("<none>")
+
+
+def test_nodes_show_allocatable_resources() -> None:
+    not_ready = NODE | {"name": "worker", "ready": False, "kubeletVersion": None}
+    assert nodes_table([NODE, not_ready]) == (
+        "NAME                 STATUS     VERSION   CPU     MEMORY       PODS\n"
+        "kind-control-plane   Ready      v1.32.0   7800m   15000000Ki   110\n"
+        "worker               NotReady   <none>    7800m   15000000Ki   110\n"
+    )
+
+
+CHECK = {
+    "ok": False,
+    "kubectl": "/usr/bin/kubectl",
+    "clientVersion": "v1.32.4",
+    "serverVersion": "v1.32.0",
+    "context": "kind-kind",
+    "namespace": "manager",
+    "namespaceExists": True,
+    "permissions": [
+        {
+            "verb": "get",
+            "group": "apps",
+            "resource": "deployments",
+            "subresource": "",
+            "allowed": True,
+            "reason": None,
+            "neededFor": ["status", "list"],
+        },
+        {
+            "verb": "patch",
+            "group": "apps",
+            "resource": "deployments",
+            "subresource": "scale",
+            "allowed": False,
+            "reason": "RBAC: no rule",
+            "neededFor": ["start", "stop"],
+        },
+        {
+            "verb": "list",
+            "group": "",
+            "resource": "nodes",
+            "subresource": "",
+            "allowed": None,
+            "reason": None,
+            "neededFor": [],
+        },
+    ],
+    "missingPermissions": ["patch deployments/scale (apps)"],
+    "capabilities": {},
+}
+
+
+def test_check_describes_then_lists_every_permission() -> None:
+    assert check_table(CHECK) == (
+        "OK:              false\n"
+        "Kubectl:         /usr/bin/kubectl\n"
+        "Client version:  v1.32.4\n"
+        "Server version:  v1.32.0\n"
+        "Context:         kind-kind\n"
+        "Namespace:       manager (exists)\n"
+        "Missing:         patch deployments/scale (apps)\n"
+        "\n"
+        "VERB    RESOURCE                   ALLOWED   NEEDED FOR     REASON\n"
+        "get     deployments (apps)         yes       status, list   <none>\n"
+        "patch   deployments/scale (apps)   no        start, stop    RBAC: no rule\n"
+        "list    nodes (core)               unknown   <none>         <none>\n"
+    )
+
+
+def test_check_of_a_missing_namespace() -> None:
+    text = check_table(CHECK | {"namespaceExists": None, "permissions": [], "ok": False})
+    assert "Namespace:       manager (unknown)\n" in text
+    assert "VERB" not in text
+
+
+@pytest.mark.parametrize(
+    ("command", "document", "expected"),
+    [
+        ("list", {"items": [snapshot()]}, snapshots_table([snapshot()])),
+        ("list", {"items": []}, ""),
+        ("status", snapshot(), snapshots_table([snapshot()])),
+        ("start", snapshot(), snapshots_table([snapshot()])),
+        ("create", snapshot(), snapshots_table([snapshot()])),
+        ("reconfigure", snapshot(), snapshots_table([snapshot()])),
+        ("stop", snapshot(status="offline"), snapshots_table([snapshot(status="offline")])),
+        ("nodes", {"items": [NODE]}, nodes_table([NODE])),
+        ("nodes", {"items": []}, ""),
+        ("check", CHECK, check_table(CHECK)),
+        ("delete", {"providerId": "a/b", "deleted": True, "alreadyMissing": False}, None),
+        ("network", {"providerId": "a/b", "podIp": None}, None),
+        ("capabilities", {"vmid": False}, None),
+        ("status", {"dryRun": True, "commands": ["kubectl get"]}, None),
+        ("list", {"dryRun": True, "commands": ["kubectl get"]}, None),
+    ],
+)
+def test_which_commands_have_a_table(command: str, document: Any, expected: str | None) -> None:
+    assert table(command, document) == expected
