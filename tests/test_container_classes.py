@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from kubectl_adapter.status import Status, deployment_status
+from kubectl_adapter.contract.statuses import Status
+from kubectl_adapter.rules.status import deployment_status
 
 from .k8s_objects import condition, deployment, replicaset
 

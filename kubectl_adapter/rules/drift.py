@@ -76,6 +76,7 @@ class Change(NamedTuple):
     name: str | None
     by: tuple[str, ...]
     value: str | int | bool | None = None
+    at: Path = ()  # the FieldsV1 path, for restoring; () when the apply restores it
 
     def document(self) -> Document:
         return {
@@ -213,15 +214,10 @@ def _owned_changes(
                 groups.setdefault(found, set()).add(manager)
     changes = []
     for (kind, name, at), by in groups.items():
-        changes.append(
-            Change(
-                kind,
-                _change(kind, at, ours, others, record),
-                human_path(at),
-                name,
-                tuple(sorted(by)),
-            )
-        )
+        change = _change(kind, at, ours, others, record)
+        if kind == "resources":
+            name = ".".join(segment[2:] for segment in at[-2:])
+        changes.append(Change(kind, change, human_path(at), name, tuple(sorted(by)), None, at))
     return changes
 
 
@@ -274,10 +270,12 @@ def _value_changes(deployment: Document, others: dict[str, set[Path]]) -> list[C
     replicas = spec.get("replicas", 1)
     if replicas not in (0, 1):
         by = _owners(others, ("f:spec", "f:replicas"))
-        changes.append(Change("replicas", "changed", "spec.replicas", None, by, replicas))
+        at = ("f:spec", "f:replicas")
+        changes.append(Change("replicas", "changed", "spec.replicas", None, by, replicas, at))
     if spec.get("paused") is True:
         by = _owners(others, ("f:spec", "f:paused"))
-        changes.append(Change("paused", "changed", "spec.paused", None, by, True))
+        at = ("f:spec", "f:paused")
+        changes.append(Change("paused", "changed", "spec.paused", None, by, True, at))
     meta_labels = (deployment.get("metadata") or {}).get("labels") or {}
     template_labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
     for where, labels in (
@@ -309,12 +307,21 @@ def _value_changes(deployment: Document, others: dict[str, set[Path]]) -> list[C
     return changes
 
 
-def _image_value(deployment: Document, changes: list[Change]) -> list[Change]:
+def _with_values(deployment: Document, changes: list[Change]) -> list[Change]:
+    """The live value where it is no secret: the image, an ownership label's value."""
     main = _main(deployment) or {}
-    return [
-        change._replace(value=main.get("image")) if change.what == "image" else change
-        for change in changes
-    ]
+    labels = (deployment.get("metadata") or {}).get("labels") or {}
+    template = ((deployment.get("spec") or {}).get("template") or {}).get("metadata") or {}
+    out = []
+    for change in changes:
+        if change.what == "image":
+            change = change._replace(value=main.get("image"))
+        elif change.what == "labels" and change.at[:1] == ("f:metadata",):
+            change = change._replace(value=labels.get(change.name))
+        elif change.what == "labels":
+            change = change._replace(value=(template.get("labels") or {}).get(change.name))
+        out.append(change)
+    return out
 
 
 def drift(deployment: Document | None) -> Drift:
@@ -326,7 +333,7 @@ def drift(deployment: Document | None) -> Drift:
     if owned is None:
         return UNKNOWN_DRIFT
     ours, others = owned
-    changes = _image_value(deployment, _owned_changes(ours, others, _record(deployment)))
+    changes = _with_values(deployment, _owned_changes(ours, others, _record(deployment)))
     seen = {(c.what, c.path) for c in changes}
     changes += [c for c in _value_changes(deployment, others) if (c.what, c.path) not in seen]
     changes.sort(key=lambda c: (c.what, c.path))
@@ -338,8 +345,8 @@ def summary(changes: tuple[Change, ...] | list[Change]) -> str:
     parts = []
     for change in changes:
         what = change.what + (f" {change.name}" if change.name else "")
-        if change.value is not None and change.what in ("replicas", "image"):
-            what += f" = {change.value}"
+        value = change.value
+        shown = "" if value is None else f" to {str(value).lower() if value is True else value}"
         who = f" by {', '.join(change.by)}" if change.by else ""
-        parts.append(f"{what} {change.change}{who}")
+        parts.append(f"{what} {change.change}{shown}{who}")
     return "; ".join(parts)

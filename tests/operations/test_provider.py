@@ -36,9 +36,11 @@ from tests.k8s_objects import (
 )
 
 K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
+# Every read of a Deployment asks kubectl to keep managedFields: drift is read from them.
+MANAGED_FIELDS = "--show-managed-fields"
 KW = ["kubectl", "-n", "testns"]  # waits carry no --request-timeout
 SELECTOR = "org.mieweb.opensource-server.container-id=42,org.mieweb.opensource-server.managed=true"
-GET = [*K, "get", "deployment", "web-1", "-o", "json"]
+GET = [*K, "get", "deployment", "web-1", "-o", "json", "--show-managed-fields"]
 ABSENT = {  # kubectl get deployment NAME -o json, the object absent (a 404)
     "stderr": 'Error from server (NotFound): deployments.apps "web-1" not found\n',
     "returncode": 1,
@@ -52,7 +54,7 @@ APPLY = [
     "-f",
     "-",
 ]
-READ = [*K, "get", "deployments,replicasets,pods", "-l", SELECTOR, "-o", "json"]
+READ = [*K, "get", "deployments,replicasets,pods", "-l", SELECTOR, "-o", "json", MANAGED_FIELDS]
 OWNED = [*K, "get", "replicasets,pods", "-l", SELECTOR, "-o", "json"]
 EVENTS = [*K, "get", "events", "--field-selector", "type=Warning", "-o", "json"]
 ROLLED_OUT = 'Waiting for deployment "web-1" rollout to finish: 0 of 1 updated replicas are available...\ndeployment "web-1" successfully rolled out\n'  # noqa: E501
@@ -164,6 +166,8 @@ def test_create_applies_waits_and_reports_the_snapshot(fp: FakeProcess, clock: C
         "updatedReplicas": 1,
         "generation": 1,
         "observedGeneration": 1,
+        # These fixtures carry no managedFields: nothing to compare with.
+        "drift": {"state": "unknown", "changes": [], "summary": "", "restored": []},
     }
     assert seen["manifest"] == render_manifest(spec, "testns")
     assert len(fp.calls) == 4
@@ -501,6 +505,7 @@ LIST = [
     "org.mieweb.opensource-server.managed=true",
     "-o",
     "json",
+    MANAGED_FIELDS,
 ]
 
 
@@ -517,7 +522,7 @@ def test_list_makes_one_call_for_any_number_of_workloads(fp: FakeProcess, n: int
 
 def test_list_filters_by_node(fp: FakeProcess) -> None:
     node_list = [*LIST]
-    node_list[-3] = (
+    node_list[-4] = (
         "org.mieweb.opensource-server.managed=true,org.mieweb.opensource-server.node-id=7"
     )
     fp.register(node_list, stdout=kubectl_list(running_objects()))
@@ -765,7 +770,7 @@ def test_delete_that_waited_on_a_recreated_deployment_is_a_conflict(fp: FakeProc
 # -- reconfigure -------------------------------------------------------------------------------
 
 
-APPLY_JSON = [*APPLY, "-o", "json"]
+APPLY_JSON = [*APPLY, "-o", "json", MANAGED_FIELDS]
 
 
 def _reconfigure(
