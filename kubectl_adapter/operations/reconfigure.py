@@ -94,15 +94,8 @@ def _restore_plan(name: str, before: dict[str, Any]) -> list[plans.Step]:
     patch = restore_patch(before, drift(before))
     if patch is None:
         return []
-    patch.pop("metadata", None)
     text = json.dumps(patch, separators=(",", ":"), sort_keys=True)
-    return [
-        (
-            commands.restore(name, text),
-            "takes back what another manager added; "
-            "the real patch carries the applied resourceVersion",
-        )
-    ]
+    return [(commands.restore(name, text), "takes back what another manager added")]
 
 
 def _saying_restored(snapshot: Snapshot, before: dict[str, Any]) -> Snapshot:

@@ -183,6 +183,8 @@ def _classify(path: Path) -> tuple[str, str | None, Path] | None:
     if path[:4] == ("f:spec", "f:template", "f:metadata", "f:annotations") and len(path) >= 5:
         return None if path[4][2:] == RESTARTED_AT else ("other", path[4][2:], path[:5])
     n = len(_TEMPLATE_SPEC)
+    if path[:n] == _TEMPLATE_SPEC and len(path) == n + 1 and path[n] in _CONTAINER_LISTS:
+        return None  # the list itself (an empty one left behind): its items are the news
     if path[:n] != _TEMPLATE_SPEC or len(path) < n + 2 or path[n] not in _CONTAINER_LISTS:
         return ("other", None, path)
     item = path[: n + 2]
@@ -193,7 +195,9 @@ def _classify(path: Path) -> tuple[str, str | None, Path] | None:
         return ("other", None, path)
     field = path[n + 2]
     kind = _MAIN_FIELDS.get(field, "other")
-    if kind == "env" and field == "f:env" and len(path) >= n + 4:
+    if kind == "env" and field == "f:env":
+        if len(path) == n + 3:
+            return None  # the list itself, as above
         return ("env", str(_key(path[n + 3]).get("name", "")), path[: n + 4])
     if kind == "resources" or kind == "other":
         return (kind, None, path)
@@ -298,13 +302,48 @@ def _value_changes(deployment: Document, others: dict[str, set[Path]]) -> list[C
             )
     record = _record(deployment)
     if record is not None:
-        live_env = {str(e.get("name")) for e in main.get("env") or [] if isinstance(e, dict)}
-        for name in record.get("env") or []:
-            if name not in live_env:
-                changes.append(Change("env", "removed", f"{base}.env[name={name}]", str(name), ()))
-        if record.get("command") and not main.get("command"):
-            changes.append(Change("command", "removed", f"{base}.command", None, ()))
+        changes += _against_record(deployment, main, record, others)
     return changes
+
+
+def _against_record(
+    deployment: Document, main: Document, record: Document, others: dict[str, set[Path]]
+) -> list[Change]:
+    """Removals only the record shows, and additions it shows even when Manager's manager
+    came to own them (kubectl's client-side-to-server-side apply migration hands fields set by
+    a hand ``kubectl apply`` to the next server-side applier: Manager's reconfigure)."""
+    changes: list[Change] = []
+    base = f"spec.template.spec.containers[name={CONTAINER_NAME}]"
+    main_at = (*_TEMPLATE_SPEC, "f:containers", _item_key(CONTAINER_NAME))
+    applied_env = {str(name) for name in record.get("env") or []}
+    live_env = [str(e.get("name")) for e in main.get("env") or [] if isinstance(e, dict)]
+    for name in sorted(applied_env - set(live_env)):
+        changes.append(Change("env", "removed", f"{base}.env[name={name}]", name, ()))
+    for name in live_env:
+        if name not in applied_env:
+            at = (*main_at, "f:env", _item_key(name))
+            by = _owners(others, at)
+            changes.append(Change("env", "added", f"{base}.env[name={name}]", name, by, None, at))
+    if record.get("command") and not main.get("command"):
+        changes.append(Change("command", "removed", f"{base}.command", None, ()))
+    if not record.get("command") and main.get("command"):
+        at = (*main_at, "f:command")
+        by = _owners(others, at)
+        changes.append(Change("command", "added", f"{base}.command", None, by, None, at))
+    template = ((deployment.get("spec") or {}).get("template") or {}).get("spec") or {}
+    for key in ("containers", "initContainers"):
+        for container in template.get(key) or []:
+            name = str((container or {}).get("name"))
+            if key == "containers" and name == CONTAINER_NAME:
+                continue
+            at = (*_TEMPLATE_SPEC, f"f:{key}", _item_key(name))
+            path = f"spec.template.spec.{key}[name={name}]"
+            changes.append(Change("container", "added", path, name, _owners(others, at), None, at))
+    return changes
+
+
+def _item_key(name: str) -> str:
+    return "k:" + json.dumps({"name": name}, separators=(",", ":"))
 
 
 def _with_values(deployment: Document, changes: list[Change]) -> list[Change]:

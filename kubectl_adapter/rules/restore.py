@@ -8,7 +8,7 @@ extra resource, ``paused``, a strategy) stays: apply only removes fields its own
 before. So after the apply, everything drift still reports is foreign, and one strategic merge
 patch removes it (``$patch: delete`` for a container or env var by name, ``null`` for a field)
 and puts ``replicas`` back to 1. The patch names fields, never values; it carries the applied
-resourceVersion, so a Deployment changed meanwhile is refused (409) rather than patched.
+Deployment's uid, so it never touches a replacement of the same name.
 """
 
 from __future__ import annotations
@@ -82,9 +82,12 @@ def restore_patch(applied: Document, found: Drift) -> Document | None:
     patch = _convert(tree)
     if any(change.what == "replicas" for change in changes):
         patch.setdefault("spec", {})["replicas"] = 1
-    version = (applied.get("metadata") or {}).get("resourceVersion")
-    if version:
-        patch["metadata"] = {"resourceVersion": version}
+    uid = (applied.get("metadata") or {}).get("uid")
+    if uid:
+        # Only this Deployment: a replacement of the same name refuses the patch (422, the
+        # uid is immutable), and a deleted one is a 404 (a patch never creates). Not the
+        # resourceVersion: the controller writes status right after the apply.
+        patch["metadata"] = {"uid": uid}
     return patch
 
 

@@ -1,0 +1,260 @@
+"""Drift end to end: each kind of change made outside Manager, by ``kubectl edit`` (an update
+under the field manager ``kubectl-edit``) and by a hand ``kubectl apply`` (client-side, field
+manager ``kubectl-client-side-apply``), then seen by ``status`` and ``list`` and taken back by
+``reconfigure`` with Manager's spec.
+
+The edits are real: ``kubectl edit`` runs with ``EDITOR`` set to a small script that changes
+the YAML kubectl opens, and ``kubectl apply -f`` applies Manager's own manifest (rendered by
+the adapter) with the same change. Every drift report is what the adapter reads from the
+managedFields the API server (the fake, or a real cluster) recorded for those writes.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.e2e.conftest import Cluster, Result, concurrently, spec
+
+MAIN = "main"
+NODE_ID = "org.mieweb.opensource-server.node-id"
+Mutation = Callable[[dict[str, Any]], None]
+
+
+def _main(deployment: dict[str, Any]) -> dict[str, Any]:
+    containers = deployment["spec"]["template"]["spec"]["containers"]
+    return next(c for c in containers if c["name"] == MAIN)
+
+
+def _env(container: dict[str, Any]) -> list[dict[str, Any]]:
+    return container.setdefault("env", [])
+
+
+def set_image(d: dict[str, Any]) -> None:
+    _main(d)["image"] = "nginx:1.99-drift"
+
+
+def set_command(d: dict[str, Any]) -> None:
+    _main(d)["command"] = ["nginx", "-g", "daemon off;"]
+
+
+def change_env(d: dict[str, Any]) -> None:
+    for entry in _env(_main(d)):
+        if entry["name"] == "KEY":
+            entry["value"] = "changed-by-hand"
+
+
+def add_env(d: dict[str, Any]) -> None:
+    _env(_main(d)).append({"name": "EXTRA", "value": "1"})
+
+
+def remove_env(d: dict[str, Any]) -> None:
+    container = _main(d)
+    container["env"] = [e for e in _env(container) if e["name"] != "KEY"]
+
+
+def set_resources(d: dict[str, Any]) -> None:
+    _main(d)["resources"]["limits"]["memory"] = "96Mi"
+
+
+def add_resource(d: dict[str, Any]) -> None:
+    _main(d)["resources"]["limits"]["ephemeral-storage"] = "1Gi"
+
+
+def scale_to_two(d: dict[str, Any]) -> None:
+    d["spec"]["replicas"] = 2
+
+
+def pause(d: dict[str, Any]) -> None:
+    d["spec"]["paused"] = True
+
+
+def add_sidecar(d: dict[str, Any]) -> None:
+    d["spec"]["template"]["spec"]["containers"].append(
+        {"name": "sidecar", "image": "busybox:1.36", "command": ["sleep", "86400"]}
+    )
+
+
+def add_init_container(d: dict[str, Any]) -> None:
+    d["spec"]["template"]["spec"]["initContainers"] = [
+        {"name": "setup", "image": "busybox:1.36", "command": ["true"]}
+    ]
+
+
+def relabel_template(d: dict[str, Any]) -> None:
+    d["spec"]["template"]["metadata"]["labels"][NODE_ID] = "8"
+
+
+def relabel(d: dict[str, Any]) -> None:
+    d["metadata"]["labels"][NODE_ID] = "8"
+
+
+# (id, mutation, expected change (what, change, name), what reconfigure leaves on the server)
+KINDS: list[tuple[str, Mutation, tuple[str, str, str | None]]] = [
+    ("image", set_image, ("image", "changed", None)),
+    ("command", set_command, ("command", "added", None)),
+    ("env-changed", change_env, ("env", "changed", "KEY")),
+    ("env-added", add_env, ("env", "added", "EXTRA")),
+    ("env-removed", remove_env, ("env", "removed", "KEY")),
+    ("resources-changed", set_resources, ("resources", "changed", "limits.memory")),
+    ("resources-added", add_resource, ("resources", "added", "limits.ephemeral-storage")),
+    ("replicas", scale_to_two, ("replicas", "changed", None)),
+    ("paused", pause, ("paused", "changed", None)),
+    ("container-added", add_sidecar, ("container", "added", "sidecar")),
+    ("init-container-added", add_init_container, ("container", "added", "setup")),
+    ("template-label", relabel_template, ("labels", "changed", NODE_ID)),
+]
+WAYS = {"edit": "kubectl-edit", "apply": "kubectl-client-side-apply"}
+
+# kubectl edit runs "$EDITOR FILE"; this editor applies one of the mutations above to FILE.
+EDITOR = """\
+import sys, yaml
+from tests.e2e import test_drift
+with open(sys.argv[2]) as f:
+    doc = yaml.safe_load(f)
+getattr(test_drift, sys.argv[1])(doc)
+with open(sys.argv[2], "w") as f:
+    yaml.safe_dump(doc, f)
+"""
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _kubectl(
+    cluster: Cluster, *args: str, env: dict[str, str] | None = None, stdin: str = ""
+) -> str:
+    proc = subprocess.run(
+        [
+            "kubectl",
+            *cluster._conn_flags(),
+            "--cache-dir",
+            cluster._cache_dir(),
+            "-n",
+            cluster.namespace,
+            *args,
+        ],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
+    assert proc.returncode == 0, (args, proc.stderr)
+    return proc.stdout
+
+
+def kubectl_edit(cluster: Cluster, name: str, mutation: Mutation, workdir: Path) -> None:
+    """``kubectl edit deployment/NAME`` with an editor that makes ``mutation``."""
+    editor = workdir / "editor.py"
+    editor.write_text(EDITOR)
+    command = f"{sys.executable} {editor} {mutation.__name__}"
+    pythonpath = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    _kubectl(
+        cluster,
+        "edit",
+        f"deployment/{name}",
+        env={"EDITOR": command, "KUBE_EDITOR": command, "PYTHONPATH": pythonpath},
+    )
+
+
+def hand_apply(cluster: Cluster, manifest: str, mutation: Mutation) -> None:
+    """What an operator does with Manager's manifest: apply it, change it, apply again (the
+    first apply records last-applied-configuration, so the second can also remove fields)."""
+    _kubectl(cluster, "apply", "-f", "-", stdin=manifest)
+    changed = yaml.safe_load(manifest)
+    mutation(changed)
+    _kubectl(cluster, "apply", "-f", "-", stdin=yaml.safe_dump(changed))
+
+
+def render(cluster: Cluster, manager_spec: dict[str, Any]) -> str:
+    result = cluster.adapter("render", "--spec", "-", stdin=manager_spec)
+    assert result.code == 0 and isinstance(result.doc, str), result
+    return result.doc
+
+
+def ok(result: Result) -> Any:
+    assert result.code == 0, (result.code, result.doc, result.stderr[-2000:])
+    return result.doc
+
+
+def _found(drift: dict[str, Any], expected: tuple[str, str, str | None]) -> dict[str, Any]:
+    matching = [c for c in drift["changes"] if (c["what"], c["change"], c["name"]) == expected]
+    assert len(matching) == 1, (expected, drift)
+    return matching[0]
+
+
+@pytest.mark.parametrize("way", sorted(WAYS))
+@pytest.mark.parametrize(("kind", "mutation", "expected"), KINDS, ids=[k[0] for k in KINDS])
+def test_drift_is_reported_and_reconfigure_takes_it_back(
+    cluster: Cluster,
+    tmp_path: Path,
+    way: str,
+    kind: str,
+    mutation: Mutation,
+    expected: tuple[str, str, str | None],
+) -> None:
+    name, container_id = cluster.workload(f"drift-{kind}"[:40])
+    manager_spec = spec(name, container_id)
+    created = ok(cluster.adapter("create", "--spec", "-", stdin=manager_spec))
+    assert created["drift"]["state"] == "in-sync", created["drift"]
+    pid = created["providerId"]
+
+    if way == "edit":
+        kubectl_edit(cluster, name, mutation, tmp_path)
+    else:
+        hand_apply(cluster, render(cluster, manager_spec), mutation)
+
+    seen = concurrently(
+        {
+            "status": lambda: cluster.adapter("status", pid),
+            "list": lambda: cluster.adapter("list"),
+        }
+    )
+    status_drift = ok(seen["status"])["drift"]
+    listed = [s for s in ok(seen["list"])["items"] if s["providerId"] == pid]
+    assert len(listed) == 1
+    assert listed[0]["drift"] == status_drift
+    assert status_drift["state"] == "drifted"
+    change = _found(status_drift, expected)
+    removed = expected[1] == "removed"
+    assert change["by"] == ([] if removed else [WAYS[way]]), change
+    assert WAYS[way] in status_drift["summary"] or removed
+
+    after = ok(cluster.adapter("reconfigure", pid, "--spec", "-", stdin=manager_spec))
+    assert after["drift"]["state"] == "in-sync", after["drift"]
+    restored = after["drift"]["restored"]
+    assert _found({"changes": restored}, expected) == change
+    again = ok(cluster.adapter("status", pid))
+    assert again["drift"]["state"] == "in-sync", again["drift"]
+    assert again["status"] == "running", again
+
+
+@pytest.mark.parametrize("way", sorted(WAYS))
+def test_altered_ownership_label_is_reported_and_reconfigure_refuses_until_restored(
+    cluster: Cluster, tmp_path: Path, way: str
+) -> None:
+    """The Deployment's own node-id label is identity: reconfigure never rewrites it (it
+    refuses, as for any workload whose labels say it is not this container's), so the
+    operator restores it by hand and reconfigure then takes back the ownership."""
+    name, container_id = cluster.workload("drift-owner")
+    manager_spec = spec(name, container_id)
+    pid = ok(cluster.adapter("create", "--spec", "-", stdin=manager_spec))["providerId"]
+    if way == "edit":
+        kubectl_edit(cluster, name, relabel, tmp_path)
+    else:
+        hand_apply(cluster, render(cluster, manager_spec), relabel)
+    drift = ok(cluster.adapter("status", pid))["drift"]
+    change = _found(drift, ("labels", "changed", NODE_ID))
+    assert (change["by"], change["value"]) == ([WAYS[way]], "8")
+    refused = cluster.adapter("reconfigure", pid, "--spec", "-", stdin=manager_spec)
+    assert refused.error_type == "InvalidInput", refused.doc
+    _kubectl(cluster, "label", "deployment", name, f"{NODE_ID}=7", "--overwrite")
+    after = ok(cluster.adapter("reconfigure", pid, "--spec", "-", stdin=manager_spec))
+    assert after["drift"]["state"] == "in-sync", after["drift"]
