@@ -1280,3 +1280,70 @@ def test_dry_run_status_of_a_missing_deployment_plans_the_one_read(fp: FakeProce
     fp.register(GET, **ABSENT)
     plan = make_provider(dry_run=True).read_plan("status", "testns/web-1")
     assert _without_notes(plan) == [GET]
+
+
+# -- drift: reconfigure takes back what another manager added -----------------------------------
+
+
+def test_reconfigure_takes_back_a_sidecar_and_says_so(fp: FakeProcess, clock: Clock) -> None:
+    """The apply cannot remove a container another manager added: one strategic patch does,
+    pinned by uid, and the snapshot lists it in drift.restored. The dry run shows the same."""
+    from kubectl_adapter.kubectl import commands
+
+    from .test_drift import sidecar_added, workload
+
+    before = sidecar_added()
+    cleaned = workload()
+    cleaned["metadata"]["generation"] = 2
+    cleaned["status"]["observedGeneration"] = 2
+    patch = {
+        "metadata": {"uid": before["metadata"]["uid"]},
+        "spec": {"template": {"spec": {"containers": [{"$patch": "delete", "name": "sidecar"}]}}},
+    }
+    restore = [
+        *K,
+        *commands.restore("web-1", json.dumps(patch, separators=(",", ":"), sort_keys=True)),
+    ]
+    fp.register(GET, stdout=kubectl_object(before))  # the dry run's read
+    fp.register(GET, stdout=kubectl_object(before))
+    fp.register(APPLY_JSON, stdout=kubectl_object(before))  # the sidecar survives the apply
+    fp.register(restore, stdout=kubectl_object(cleaned))
+    fp.register(rollout(), stdout=ROLLED_OUT)
+    rs = replicaset(cleaned)
+    fp.register(READ, stdout=kubectl_list([cleaned, rs, pod(rs)]))
+    results: list[Any] = []
+
+    def reconfigure(provider: KubernetesProvider) -> Any:
+        results.append(
+            provider.reconfigure("testns/web-1", parse_spec(SPEC | {"env": {"KEY": "value"}}))
+        )
+        return results[-1]
+
+    planned, ran = _planned_then_ran(fp, 1, reconfigure)
+    assert planned == ran == [GET, APPLY_JSON, restore, rollout(), READ]
+    snapshot = results[-1]
+    assert isinstance(snapshot, Snapshot)
+    assert snapshot.drift.state == "in-sync"
+    assert [(c.what, c.change, c.name, c.by) for c in snapshot.drift.restored] == [
+        ("container", "added", "sidecar", ["kubectl-patch"])
+    ]
+
+
+def test_reconfigure_without_foreign_fields_makes_no_patch(fp: FakeProcess, clock: Clock) -> None:
+    from .test_drift import image_edited, workload
+
+    before = image_edited()  # the apply takes the image back by itself
+    applied = json.loads(json.dumps(before))
+    applied["metadata"]["managedFields"] = workload()["metadata"]["managedFields"]
+    applied["metadata"]["generation"] = 2
+    fp.register(GET, stdout=kubectl_object(before))
+    fp.register(APPLY_JSON, stdout=kubectl_object(applied))
+    fp.register(rollout(), stdout=ROLLED_OUT)
+    rs = replicaset(applied)
+    fp.register(READ, stdout=kubectl_list([applied, rs, pod(rs)]))
+    snapshot = make_provider().reconfigure(
+        "testns/web-1", parse_spec(SPEC | {"env": {"KEY": "value"}})
+    )
+    assert len(fp.calls) == 4 and not any("patch" in c for c in calls(fp))
+    assert isinstance(snapshot, Snapshot)
+    assert [(c.what, c.by) for c in snapshot.drift.restored] == [("image", ["kubectl-edit"])]
