@@ -249,7 +249,10 @@ def test_verbose_logs_each_command_shell_quoted(
         "# kubectl-adapter -v -n testns status testns/web-1: "
         "the kubectl commands it runs, as bash to paste"
     )
-    assert lines[1] == "kubectl -n testns --request-timeout 10s get deployment web-1 -o json"
+    assert lines[1] == (
+        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json "
+        "--show-managed-fields"
+    )
     assert lines[2].startswith("# exit 1 in "), lines
 
 

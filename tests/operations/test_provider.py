@@ -1289,8 +1289,7 @@ def test_reconfigure_takes_back_a_sidecar_and_says_so(fp: FakeProcess, clock: Cl
     """The apply cannot remove a container another manager added: one strategic patch does,
     pinned by uid, and the snapshot lists it in drift.restored. The dry run shows the same."""
     from kubectl_adapter.kubectl import commands
-
-    from .test_drift import sidecar_added, workload
+    from tests.rules.test_drift import sidecar_added, workload
 
     before = sidecar_added()
     cleaned = workload()
@@ -1330,7 +1329,7 @@ def test_reconfigure_takes_back_a_sidecar_and_says_so(fp: FakeProcess, clock: Cl
 
 
 def test_reconfigure_without_foreign_fields_makes_no_patch(fp: FakeProcess, clock: Clock) -> None:
-    from .test_drift import image_edited, workload
+    from tests.rules.test_drift import image_edited, workload
 
     before = image_edited()  # the apply takes the image back by itself
     applied = json.loads(json.dumps(before))

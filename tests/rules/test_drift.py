@@ -17,8 +17,7 @@ from kubectl_adapter.kubectl.config import ClusterConfig
 from kubectl_adapter.operations.provider import KubernetesProvider
 from kubectl_adapter.rules.drift import drift
 from kubectl_adapter.rules.restore import restore_patch, taken_back
-
-from .k8s_objects import (
+from tests.k8s_objects import (
     CONTAINER,
     MANAGED,
     NODE,

@@ -11,8 +11,7 @@ import pytest
 
 from kubectl_adapter.contract.statuses import Status
 from kubectl_adapter.rules.status import deployment_status
-
-from .k8s_objects import condition, deployment, replicaset
+from tests.k8s_objects import condition, deployment, replicaset
 
 NOW = datetime(2026, 11, 30, 1, 0, 0, tzinfo=UTC)
 RS = replicaset(deployment())
