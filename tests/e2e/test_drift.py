@@ -1,7 +1,8 @@
 """Drift end to end: each kind of change made outside Manager, by ``kubectl edit`` (an update
-under the field manager ``kubectl-edit``) and by a hand ``kubectl apply`` (client-side, field
-manager ``kubectl-client-side-apply``), then seen by ``status`` and ``list`` and taken back by
-``reconfigure`` with Manager's spec.
+under the field manager ``kubectl-edit``), by a hand ``kubectl apply`` (client-side, field
+manager ``kubectl-client-side-apply``) and by a hand ``kubectl apply --server-side`` (field
+manager ``kubectl``), then seen by ``status`` and ``list`` and taken back by ``reconfigure``
+with Manager's spec.
 
 The edits are real: ``kubectl edit`` runs with ``EDITOR`` set to a small script that changes
 the YAML kubectl opens, and ``kubectl apply -f`` applies Manager's own manifest (rendered by
@@ -103,6 +104,12 @@ def every_kind(d: dict[str, Any]) -> None:
         mutation(d)
 
 
+def every_kind_but_removals(d: dict[str, Any]) -> None:
+    for _, mutation, expected in KINDS:
+        if expected[1] != "removed":
+            mutation(d)
+
+
 # (id, mutation, the change drift reports: (what, change, name))
 KINDS: list[tuple[str, Mutation, tuple[str, str, str | None]]] = [
     ("image", set_image, ("image", "changed", None)),
@@ -118,7 +125,12 @@ KINDS: list[tuple[str, Mutation, tuple[str, str, str | None]]] = [
     ("init-container-added", add_init_container, ("container", "added", "setup")),
     ("template-label", relabel_template, ("labels", "changed", NODE_ID)),
 ]
-WAYS = {"edit": "kubectl-edit", "apply": "kubectl-client-side-apply"}
+# How each way names itself in managedFields.
+WAYS = {
+    "edit": "kubectl-edit",
+    "apply": "kubectl-client-side-apply",
+    "server-side-apply": "kubectl",
+}
 
 # kubectl edit runs "$EDITOR FILE"; this editor applies one of the mutations above to FILE.
 EDITOR = """\
@@ -180,6 +192,38 @@ def hand_apply(cluster: Cluster, manifest: str, mutation: Mutation) -> None:
     _kubectl(cluster, "apply", "-f", "-", stdin=yaml.safe_dump(changed))
 
 
+def hand_server_side_apply(cluster: Cluster, manifest: str, mutation: Mutation) -> None:
+    """``kubectl apply --server-side --force-conflicts`` of Manager's manifest, changed: the
+    same values are shared with Manager, the changed ones taken over. It cannot remove a field
+    it never applied, so the removals are not made this way."""
+    changed = yaml.safe_load(manifest)
+    mutation(changed)
+    _kubectl(
+        cluster,
+        "apply",
+        "--server-side",
+        "--force-conflicts",
+        "-f",
+        "-",
+        stdin=yaml.safe_dump(changed),
+    )
+
+
+def change_by(
+    cluster: Cluster, way: str, name: str, wanted: dict[str, Any], mutation: Mutation, workdir: Path
+) -> None:
+    if way == "edit":
+        kubectl_edit(cluster, name, mutation, workdir)
+    elif way == "apply":
+        hand_apply(cluster, render(cluster, wanted), mutation)
+    else:
+        hand_server_side_apply(cluster, render(cluster, wanted), mutation)
+
+
+def kinds_of(way: str) -> list[tuple[str, Mutation, tuple[str, str, str | None]]]:
+    return [k for k in KINDS if way != "server-side-apply" or k[2][1] != "removed"]
+
+
 def render(cluster: Cluster, manager_spec: dict[str, Any]) -> str:
     result = cluster.adapter("render", "--spec", "-", stdin=manager_spec)
     assert result.code == 0 and isinstance(result.doc, str), result
@@ -213,10 +257,9 @@ def test_each_kind_of_drift_is_reported_and_reconfigure_takes_it_back(
     assert created["drift"]["state"] == "in-sync", created["drift"]
     pid = created["providerId"]
 
-    if way == "edit":
-        kubectl_edit(cluster, name, every_kind, tmp_path)
-    else:
-        hand_apply(cluster, render(cluster, wanted), every_kind)
+    kinds = kinds_of(way)
+    mutation = every_kind if len(kinds) == len(KINDS) else every_kind_but_removals
+    change_by(cluster, way, name, wanted, mutation, tmp_path)
 
     seen = concurrently(
         {
@@ -230,15 +273,15 @@ def test_each_kind_of_drift_is_reported_and_reconfigure_takes_it_back(
     assert listed[0]["drift"] == drift
     assert drift["state"] == "drifted"
     reported = {}
-    for kind, _, expected in KINDS:
+    for kind, _, expected in kinds:
         change = _found(drift, expected)
         assert change["by"] == ([] if expected[1] == "removed" else [WAYS[way]]), (kind, change)
         reported[kind] = change
-    assert len(drift["changes"]) == len(KINDS), drift["summary"]
+    assert len(drift["changes"]) == len(kinds), drift["summary"]
 
     after = ok(cluster.adapter("reconfigure", pid, "--spec", "-", stdin=wanted))
     assert after["drift"]["state"] == "in-sync", after["drift"]
-    for kind, _, expected in KINDS:
+    for kind, _, expected in kinds:
         assert _found({"changes": after["drift"]["restored"]}, expected) == reported[kind], kind
     again = ok(cluster.adapter("status", pid))
     assert (again["status"], again["drift"]["state"]) == ("running", "in-sync"), again
@@ -250,6 +293,7 @@ def test_each_kind_of_drift_is_reported_and_reconfigure_takes_it_back(
     main = template["containers"][0]
     assert main["image"] == wanted["image"] and "command" not in main
     assert {e["name"]: e["value"] for e in main["env"]} == wanted["env"]
+    assert "ephemeral-storage" not in main["resources"]["limits"]
     assert main["resources"]["limits"] == {"cpu": "100m", "memory": "64Mi"}
     assert (live["spec"]["replicas"], live["spec"].get("paused", False)) == (1, False)
 
@@ -264,10 +308,7 @@ def test_altered_ownership_label_is_reported_and_reconfigure_refuses_until_resto
     name, container_id = cluster.workload("drift-owner")
     wanted = manager_spec(name, container_id)
     pid = ok(cluster.adapter("create", "--spec", "-", stdin=wanted))["providerId"]
-    if way == "edit":
-        kubectl_edit(cluster, name, relabel, tmp_path)
-    else:
-        hand_apply(cluster, render(cluster, wanted), relabel)
+    change_by(cluster, way, name, wanted, relabel, tmp_path)
     drift = ok(cluster.adapter("status", pid))["drift"]
     change = _found(drift, ("labels", "changed", NODE_ID))
     assert (change["by"], change["value"]) == ([WAYS[way]], "8")
