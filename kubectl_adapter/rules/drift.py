@@ -192,7 +192,8 @@ def _classify(path: Path) -> tuple[str, str | None, Path] | None:
     if path[n] != "f:containers" or container != CONTAINER_NAME:
         return ("container", container, item)
     if len(path) == n + 2:
-        return ("other", None, path)
+        return None  # the main container itself: its fields say what changed (and it is
+        # never a thing to take back)
     field = path[n + 2]
     kind = _MAIN_FIELDS.get(field, "other")
     if kind == "env" and field == "f:env":

@@ -608,3 +608,13 @@ def test_status_reports_drift_in_its_two_calls(fp: FakeProcess) -> None:
     assert len(fp.calls) == 2
     assert (snapshot.status, snapshot.drift.state) == ("running", "drifted")
     assert snapshot.drift.changes[0].by == ["kubectl-patch"]
+
+
+def test_the_main_container_itself_is_never_a_change_to_take_back() -> None:
+    """Another manager co-owning the main item (".") says nothing by itself; a patch that
+    deleted it would delete the container."""
+    dep = workload(entry("kubectl", "Apply", main_path(".")))
+    without(dep, OURS, main_path("."))
+    found = drift(dep)
+    assert found.state == "in-sync", found.document()
+    assert restore_patch(dep, found) is None
