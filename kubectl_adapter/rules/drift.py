@@ -215,8 +215,11 @@ def _owned_changes(
             if path in ours:
                 continue  # both applied the same value: no change
             found = _classify(path)
-            if found is not None:
-                groups.setdefault(found, set()).add(manager)
+            if found is None:
+                continue
+            if found[0] == "other" and any(mine[: len(path)] == path for mine in ours):
+                continue  # a node holding Manager's own fields (spec, labels) is no change
+            groups.setdefault(found, set()).add(manager)
     changes = []
     for (kind, name, at), by in groups.items():
         change = _change(kind, at, ours, others, record)

@@ -9,6 +9,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pytest_subprocess import FakeProcess
 
 from kubectl_adapter.contract.naming import deployment_selector
@@ -618,3 +620,57 @@ def test_the_main_container_itself_is_never_a_change_to_take_back() -> None:
     found = drift(dep)
     assert found.state == "in-sync", found.document()
     assert restore_patch(dep, found) is None
+
+
+SEGMENTS = st.sampled_from(
+    [
+        ".",
+        "f:spec",
+        "f:template",
+        "f:metadata",
+        "f:labels",
+        "f:annotations",
+        "f:containers",
+        "f:initContainers",
+        "f:env",
+        "f:image",
+        "f:command",
+        "f:replicas",
+        "f:paused",
+        "f:resources",
+        "f:limits",
+        MAIN,
+        'k:{"name":"sidecar"}',
+        'k:{"name":"X"}',
+        "k:not json",
+        "v:1",
+        "i:0",
+    ]
+)
+TREES = st.recursive(
+    st.just({}), lambda inner: st.dictionaries(SEGMENTS, inner, max_size=4), max_leaves=30
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    trees=st.lists(st.tuples(st.sampled_from(["kubectl", OURS, "x"]), TREES), max_size=4),
+    replicas=st.integers(0, 5),
+    paused=st.booleans(),
+)
+def test_drift_and_restore_never_fail_on_any_field_tree(
+    trees: list[tuple[str, dict[str, Any]]], replicas: int, paused: bool
+) -> None:
+    """managedFields as any tree the encoding allows: drift answers, the patch is JSON."""
+    dep = workload(
+        *(entry(manager, "Update", ()) | {"fieldsV1": tree_} for manager, tree_ in trees)
+    )
+    dep["spec"]["replicas"] = replicas
+    dep["spec"]["paused"] = paused
+    found = drift(dep)
+    assert found.state in ("in-sync", "drifted")
+    json.dumps(found.document())
+    patch = restore_patch(dep, found)
+    if patch is not None:
+        assert patch["metadata"] == {"uid": dep["metadata"]["uid"]}
+        json.dumps(patch)
