@@ -28,12 +28,45 @@ def _restorable(change: Change) -> bool:
     """A change only the patch can take back (the apply takes back what Manager sets): under
     ``spec``, by key or field (not by value or index, which a patch cannot address)."""
     foreign = change.what in ("other", "paused", "replicas") or change.change == "added"
-    return (
-        foreign
-        and bool(change.at)
-        and change.at[0] == "f:spec"
-        and all(segment[:2] in ("f:", "k:") for segment in change.at)
-    )
+    return foreign and bool(change.at) and change.at[0] == "f:spec" and _addressable(change.at)
+
+
+# Lists a strategic merge patch merges by key (the pod template's); ``k:`` items only here.
+KEYED_LISTS = frozenset(
+    {
+        "containers",
+        "initContainers",
+        "ephemeralContainers",
+        "env",
+        "volumes",
+        "volumeMounts",
+        "ports",
+        "imagePullSecrets",
+        "hostAliases",
+    }
+)
+
+
+def _addressable(path: Path) -> bool:
+    """Fields (``f:``) and items by key (``k:`` right under a keyed list) only: nothing a
+    strategic merge patch could misread (a value or an index, an item where no list is)."""
+    for i, segment in enumerate(path):
+        parent = path[i - 1][2:] if i else ""
+        item = segment.startswith("k:")
+        if item != (parent in KEYED_LISTS) or (item and not _item_key(segment)):
+            return False
+        if not item and not segment.startswith("f:"):
+            return False
+    return path[-1][2:] not in KEYED_LISTS
+
+
+def _item_key(segment: str) -> Document:
+    """The key fields of a ``k:`` segment; empty when it is not a JSON object."""
+    try:
+        found = json.loads(segment[2:])
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def _insert(tree: Tree, path: Path) -> None:
@@ -61,7 +94,7 @@ def _convert(tree: Tree) -> Document:
 
 
 def _item(segment: str, child: Tree) -> Document:
-    item: Document = dict(json.loads(segment[2:]))
+    item: Document = dict(_item_key(segment))
     if child is LEAF:
         item["$patch"] = "delete"
     else:
