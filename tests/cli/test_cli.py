@@ -54,7 +54,8 @@ def test_dry_run_create_prints_commands_and_manifest(
     manifest = document["manifest"]
     assert manifest.startswith("apiVersion: apps/v1\nkind: Deployment\n")
     assert document["commands"] == [
-        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json",
+        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json "
+        "--show-managed-fields",
         # The manifest follows as a heredoc: the plan pastes into bash as it is.
         "kubectl -n testns --request-timeout 10s apply --server-side "
         "--field-manager=opensource-server-manager --force-conflicts -f - <<'MANIFEST'\n"
@@ -250,8 +251,7 @@ def test_verbose_logs_each_command_shell_quoted(
         "the kubectl commands it runs, as bash to paste"
     )
     assert lines[1] == (
-        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json "
-        "--show-managed-fields"
+        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json --show-managed-fields"
     )
     assert lines[2].startswith("# exit 1 in "), lines
 
