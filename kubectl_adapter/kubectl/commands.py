@@ -10,11 +10,15 @@ from __future__ import annotations
 from ..contract.naming import FIELD_MANAGER
 from .runner import wait_timeout_args
 
+# kubectl drops metadata.managedFields from its output unless asked; drift (rules/drift.py)
+# reads them from the same Deployment every read already returns.
+SHOW_MANAGED_FIELDS = "--show-managed-fields"
+
 
 def get_deployment(name: str) -> list[str]:
     """By name; a 404 is kubectl's NotFound error (never ``--ignore-not-found``'s silence,
     which a kubectl that prints nothing would imitate)."""
-    return ["get", "deployment", name, "-o", "json"]
+    return ["get", "deployment", name, "-o", "json", SHOW_MANAGED_FIELDS]
 
 
 def owned(selector: str) -> list[str]:
@@ -24,7 +28,15 @@ def owned(selector: str) -> list[str]:
 
 def workload(selector: str) -> list[str]:
     """The Deployment with its ReplicaSets and Pods."""
-    return ["get", "deployments,replicasets,pods", "-l", selector, "-o", "json"]
+    return [
+        "get",
+        "deployments,replicasets,pods",
+        "-l",
+        selector,
+        "-o",
+        "json",
+        SHOW_MANAGED_FIELDS,
+    ]
 
 
 def rollout_status(name: str, seconds: float) -> list[str]:
@@ -64,3 +76,25 @@ def scale(name: str, replicas: int) -> list[str]:
     # -v=6 makes kubectl log each response: if it is stuck retrying 409 Conflict (it
     # does so for 5 minutes) the process bound ends it and the log says it was a conflict.
     return ["scale", f"deployment/{name}", f"--replicas={replicas}", "-v=6"]
+
+
+def apply_read_back() -> list[str]:
+    """reconfigure's apply, printing the applied Deployment with its managedFields."""
+    return [*apply(), "-o", "json", SHOW_MANAGED_FIELDS]
+
+
+def restore(name: str, patch: str) -> list[str]:
+    """reconfigure's take-back of fields another manager added, which server-side apply never
+    removes (rules/restore.py builds the strategic merge patch; it carries no values)."""
+    return [
+        "patch",
+        "deployment",
+        name,
+        "--type=strategic",
+        f"--field-manager={FIELD_MANAGER}",
+        "-p",
+        patch,
+        "-o",
+        "json",
+        SHOW_MANAGED_FIELDS,
+    ]

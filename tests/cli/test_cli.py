@@ -19,6 +19,15 @@ from tests.k8s_objects import deployment, kubectl_list, kubectl_object, pod, rep
 ROOT = Path(__file__).resolve().parents[2]
 NGINX = str(ROOT / "examples" / "nginx.json")
 K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
+GET_WEB1 = [
+    "get",
+    "deployment",
+    "web-1",
+    "--ignore-not-found",
+    "-o",
+    "json",
+    "--show-managed-fields",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -45,7 +54,8 @@ def test_dry_run_create_prints_commands_and_manifest(
     manifest = document["manifest"]
     assert manifest.startswith("apiVersion: apps/v1\nkind: Deployment\n")
     assert document["commands"] == [
-        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json",
+        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json "
+        "--show-managed-fields",
         # The manifest follows as a heredoc: the plan pastes into bash as it is.
         "kubectl -n testns --request-timeout 10s apply --server-side "
         "--field-manager=opensource-server-manager --force-conflicts -f - <<'MANIFEST'\n"
@@ -56,7 +66,7 @@ def test_dry_run_create_prints_commands_and_manifest(
         "early when the wait cannot succeed",
         "kubectl -n testns --request-timeout 10s get deployments,replicasets,pods -l "
         "org.mieweb.opensource-server.container-id=42,org.mieweb.opensource-server.managed=true "
-        "-o json",
+        "-o json --show-managed-fields",
     ]
     assert not fp.calls
 
@@ -164,7 +174,7 @@ def test_a_bug_is_internal_error_not_a_traceback_on_stdout(
 
 def test_status_unknown_exits_zero(capsys: pytest.CaptureFixture[str], fp: FakeProcess) -> None:
     fp.register(
-        [*K, "get", "deployment", "web-1", "-o", "json"],
+        [*K, "get", "deployment", "web-1", "-o", "json", "--show-managed-fields"],
         stderr="The connection to the server 127.0.0.1:6443 was refused - did you specify the "
         "right host or port?\n",
         returncode=1,
@@ -188,6 +198,7 @@ def test_list_prints_items(capsys: pytest.CaptureFixture[str], fp: FakeProcess) 
             "org.mieweb.opensource-server.managed=true",
             "-o",
             "json",
+            "--show-managed-fields",
         ],
         stdout=kubectl_list([dep, rs, pod(rs)]),
     )
@@ -215,6 +226,7 @@ def test_global_flags_work_after_the_command(
         "web-1",
         "-o",
         "json",
+        "--show-managed-fields",
     ]
     fp.register(argv, stdout=kubectl_object(deployment(managed=False)))
     code, document, _ = run(
@@ -227,7 +239,7 @@ def test_verbose_logs_each_command_shell_quoted(
     capsys: pytest.CaptureFixture[str], fp: FakeProcess
 ) -> None:
     fp.register(
-        [*K, "get", "deployment", "web-1", "-o", "json"],
+        [*K, "get", "deployment", "web-1", "-o", "json", "--show-managed-fields"],
         stderr='Error from server (NotFound): deployments.apps "web-1" not found\n',
         returncode=1,
     )
@@ -238,7 +250,9 @@ def test_verbose_logs_each_command_shell_quoted(
         "# kubectl-adapter -v -n testns status testns/web-1: "
         "the kubectl commands it runs, as bash to paste"
     )
-    assert lines[1] == "kubectl -n testns --request-timeout 10s get deployment web-1 -o json"
+    assert lines[1] == (
+        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json --show-managed-fields"
+    )
     assert lines[2].startswith("# exit 1 in "), lines
 
 
