@@ -772,6 +772,78 @@ def test_ssa_field_removal_respects_other_managers() -> None:
         )
 
 
+def _owners(obj: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(m["manager"], m["operation"]): m["fieldsV1"] for m in obj["metadata"]["managedFields"]}
+
+
+def test_managed_fields_of_an_update_and_of_another_managers_apply(cluster: FakeCluster) -> None:
+    """What drift reads: an update (kubectl edit's strategic patch) owns what it changed and
+    takes it from the applier; a removal leaves nobody owning the field; another manager's
+    forced apply takes a field over; a patch's resourceVersion and uid are preconditions."""
+    path = "/apis/apps/v1/namespaces/testns/deployments/web-1"
+    code, _, _ = https(
+        cluster,
+        "PATCH",
+        f"{path}?fieldManager=opensource-server-manager&force=true",
+        json.loads(deployment()),
+        content_type="application/apply-patch+yaml",
+    )
+    assert code == 201
+    edit = {
+        "spec": {
+            "template": {
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "main",
+                            "image": "nginx:1.28",
+                            "env": [{"name": "B", "$patch": "delete"}],
+                        }
+                    ]
+                }
+            }
+        }
+    }
+    code, _, out = https(
+        cluster,
+        "PATCH",
+        f"{path}?fieldManager=kubectl-edit",
+        edit,
+        content_type="application/strategic-merge-patch+json",
+    )
+    assert code == 200
+    owners = _owners(json.loads(out))
+    main_ = 'k:{"name":"main"}'
+    edited = owners[("kubectl-edit", "Update")]["f:spec"]["f:template"]["f:spec"]
+    assert edited == {"f:containers": {main_: {"f:image": {}}}}
+    ours = owners[("opensource-server-manager", "Apply")]["f:spec"]["f:template"]["f:spec"]
+    assert "f:image" not in ours["f:containers"][main_]
+    assert set(ours["f:containers"][main_]["f:env"]) == {'k:{"name":"A"}'}  # B: nobody's
+    hand = json.loads(deployment(env={"A": "9"}))
+    code, _, out = https(
+        cluster,
+        "PATCH",
+        f"{path}?fieldManager=kubectl&force=true",
+        hand,
+        content_type="application/apply-patch+yaml",
+    )
+    assert code == 200
+    owners = _owners(json.loads(out))
+    hand_env = owners[("kubectl", "Apply")]["f:spec"]["f:template"]["f:spec"]["f:containers"]
+    assert "f:value" in hand_env[main_]["f:env"]['k:{"name":"A"}']
+    ours = owners[("opensource-server-manager", "Apply")]["f:spec"]["f:template"]["f:spec"]
+    assert "f:value" not in ours["f:containers"][main_]["f:env"]['k:{"name":"A"}']
+    for precondition, want in (({"resourceVersion": "1"}, 409), ({"uid": "not-this-one"}, 422)):
+        code, _, _ = https(
+            cluster,
+            "PATCH",
+            path,
+            {"metadata": precondition, "spec": {"paused": True}},
+            content_type="application/strategic-merge-patch+json",
+        )
+        assert code == want, precondition
+
+
 # --------------------------------------------------------------------------- standalone
 @needs_kubectl
 def test_standalone_mode(tmp_path: Path) -> None:

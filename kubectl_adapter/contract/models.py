@@ -9,7 +9,7 @@ command). Python names are snake_case; ``to_json`` gives the camelCase wire docu
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any, ClassVar, Literal, TypeVar
 
@@ -73,6 +73,45 @@ class Output:
 
 
 @dataclass(kw_only=True)
+class DriftChange(Output):
+    """One field that differs from what Manager last applied, and who changed it."""
+
+    what: Literal[
+        "image",
+        "command",
+        "env",
+        "resources",
+        "replicas",
+        "paused",
+        "container",
+        "labels",
+        "other",
+    ]
+    change: Literal["changed", "added", "removed"]
+    path: str  # the field, e.g. spec.template.spec.containers[name=main].image
+    name: str | None = None  # the env var, container, label or resource it is about
+    # Field managers that set it (managedFields); empty when removed.
+    by: list[str]
+    # The live value for image, replicas, paused and labels; never env or command.
+    value: str | int | bool | None = None
+
+
+@dataclass(kw_only=True)
+class Drift(Output):
+    """Whether the workload still is what Manager last applied (read from managedFields of
+    the same Deployment list/status read: no extra kubectl call)."""
+
+    NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {
+        "changes": (DriftChange, True),
+        "restored": (DriftChange, True),
+    }
+    state: Literal["in-sync", "drifted", "unknown"]
+    changes: list[DriftChange]
+    summary: str  # one line Manager can show; empty when in sync
+    restored: list[DriftChange] = field(default_factory=list)  # reconfigure: taken back
+
+
+@dataclass(kw_only=True)
 class Snapshot(Output):
     """One Manager container as Kubernetes sees it right now.
 
@@ -80,6 +119,7 @@ class Snapshot(Output):
     matches ``Container.containerId``; ``pod_ip`` is ephemeral and never an identity.
     """
 
+    NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {"drift": (Drift, False)}
     provider_id: str
     vmid: str
     name: str
@@ -101,6 +141,7 @@ class Snapshot(Output):
     updated_replicas: int = 0
     generation: int = 0
     observed_generation: int = 0
+    drift: Drift
 
     def __post_init__(self) -> None:
         self.status = Status(self.status)

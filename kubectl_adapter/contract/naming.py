@@ -12,6 +12,8 @@ MANAGED_LABEL = f"{LABEL_PREFIX}.managed"
 NODE_ID_LABEL = f"{LABEL_PREFIX}.node-id"
 CONTAINER_ID_LABEL = f"{LABEL_PREFIX}.container-id"
 FIELD_MANAGER = "opensource-server-manager"
+# Deployment annotation: the env names Manager applied and whether it set a command (drift.py)
+APPLIED_ANNOTATION = f"{LABEL_PREFIX}.applied"
 CONTAINER_NAME = "main"
 
 # ECMA-262 patterns, as docs/schema/spec.json states them (``spec_rules``); here used with

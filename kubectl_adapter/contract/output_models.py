@@ -30,6 +30,48 @@ class Output(BaseModel):
         return self.model_dump(mode="json", by_alias=True)
 
 
+class DriftChange(Output):
+    """One field that differs from what Manager last applied, and who changed it."""
+
+    what: Literal[
+        "image",
+        "command",
+        "env",
+        "resources",
+        "replicas",
+        "paused",
+        "container",
+        "labels",
+        "other",
+    ]
+    change: Literal["changed", "added", "removed"]
+    path: str = Field(description="the field, e.g. spec.template.spec.containers[name=main].image")
+    name: str | None = Field(
+        default=None, description="the env var, container, label or resource it is about"
+    )
+    by: list[str] = Field(
+        description="field managers that set it (managedFields); empty when removed, "
+        "as the API server records no owner of a removed field"
+    )
+    value: str | int | bool | None = Field(
+        default=None,
+        description="the live value for image, replicas, paused and labels; never env or command",
+    )
+
+
+class Drift(Output):
+    """Whether the workload still is what Manager last applied (read from managedFields of
+    the same Deployment list/status read: no extra kubectl call)."""
+
+    state: Literal["in-sync", "drifted", "unknown"]
+    changes: list[DriftChange]
+    summary: str = Field(description="one line Manager can show; empty when in sync")
+    restored: list[DriftChange] = Field(
+        default_factory=list,
+        description="reconfigure only: the changes it took back",
+    )
+
+
 class Snapshot(Output):
     """One Manager container as Kubernetes sees it right now.
 
@@ -58,6 +100,7 @@ class Snapshot(Output):
     updated_replicas: int = 0
     generation: int = 0
     observed_generation: int = 0
+    drift: Drift
 
 
 class SnapshotList(Output):

@@ -12,11 +12,15 @@ import json
 from ..contract.naming import FIELD_MANAGER, selector_string
 from .runner import wait_timeout_args
 
+# kubectl drops metadata.managedFields from its output unless asked; drift (rules/drift.py)
+# reads them from the same Deployment every read already returns.
+SHOW_MANAGED_FIELDS = "--show-managed-fields"
+
 
 def get_deployment(name: str) -> list[str]:
     """By name; a 404 is kubectl's NotFound error (never ``--ignore-not-found``'s silence,
     which a kubectl that prints nothing would imitate)."""
-    return ["get", "deployment", name, "-o", "json"]
+    return ["get", "deployment", name, "-o", "json", SHOW_MANAGED_FIELDS]
 
 
 def owned(selector: str) -> list[str]:
@@ -26,7 +30,15 @@ def owned(selector: str) -> list[str]:
 
 def workload(selector: str) -> list[str]:
     """The Deployment with its ReplicaSets and Pods."""
-    return ["get", "deployments,replicasets,pods", "-l", selector, "-o", "json"]
+    return [
+        "get",
+        "deployments,replicasets,pods",
+        "-l",
+        selector,
+        "-o",
+        "json",
+        SHOW_MANAGED_FIELDS,
+    ]
 
 
 def rollout_status(name: str, seconds: float) -> list[str]:
@@ -98,7 +110,18 @@ def patch_replicas(name: str, replicas: int, owner: dict[str, str]) -> list[str]
     ops.append({"op": "replace", "path": "/spec/replicas", "value": replicas})
     patch = json.dumps(ops, separators=(",", ":"))
     # -v=6 logs each response's status: a 5xx whose body kubectl cannot name is typed from it.
-    return ["patch", "deployment", name, "--type=json", "-p", patch, "-o", "json", "-v=6"]
+    return [
+        "patch",
+        "deployment",
+        name,
+        "--type=json",
+        "-p",
+        patch,
+        "-o",
+        "json",
+        SHOW_MANAGED_FIELDS,  # what it prints is stop's snapshot, drift included
+        "-v=6",
+    ]
 
 
 def watch_deployment(name: str, owner: dict[str, str]) -> list[str]:
@@ -114,6 +137,7 @@ def watch_deployment(name: str, owner: dict[str, str]) -> list[str]:
         "-o",
         "json",
         "--output-watch-events",
+        SHOW_MANAGED_FIELDS,  # the last state it shows is stop's snapshot, drift included
     ]
 
 
@@ -139,3 +163,25 @@ def delete_owned(name: str, owner: dict[str, str], timeout: float) -> list[str]:
 def find_deployment(name: str) -> list[str]:
     """The Deployment by name as a list: a read that does not use the object's own path."""
     return ["get", "deployments", "--field-selector", f"metadata.name={name}", "-o", "json"]
+
+
+def apply_read_back() -> list[str]:
+    """reconfigure's apply, printing the applied Deployment with its managedFields."""
+    return [*apply(), "-o", "json", SHOW_MANAGED_FIELDS]
+
+
+def restore(name: str, patch: str) -> list[str]:
+    """reconfigure's take-back of fields another manager added, which server-side apply never
+    removes (rules/restore.py builds the strategic merge patch; it carries no values)."""
+    return [
+        "patch",
+        "deployment",
+        name,
+        "--type=strategic",
+        f"--field-manager={FIELD_MANAGER}",
+        "-p",
+        patch,
+        "-o",
+        "json",
+        SHOW_MANAGED_FIELDS,
+    ]

@@ -138,6 +138,17 @@ _METADATA = _object(
         "labels": _map(_string),
         "annotations": _map(_string),
         "ownerReferences": _list(_OWNER),
+        # Drift reads who set which field (rules/drift.py); fieldsV1 is walked defensively.
+        "managedFields": _list(
+            _object(
+                {
+                    "manager": _string,
+                    "operation": _string,
+                    "subresource": _string,
+                    "fieldsV1": _map(_anything),
+                }
+            )
+        ),
     },
     required=("name",),
 )
@@ -155,10 +166,18 @@ _COUNTS: dict[str, Check] = {
     )
 }
 _CONTAINER = _object(
-    {"name": _string, "image": _string, "resources": _object({"limits": _map(_anything)})}
+    {
+        "name": _string,
+        "image": _string,
+        "resources": _object({"limits": _map(_anything), "requests": _map(_anything)}),
+        "env": _list(_object({"name": _string})),
+    }
 )
+_NAMED = _object({"name": _string, "restartPolicy": _string})
 # ``state`` and ``lastState`` hold one of waiting/running/terminated, each an object.
-_STATE = _map(_object({"reason": _string, "message": _string, "exitCode": _integer}))
+_STATE = _map(
+    _object({"reason": _string, "message": _string, "exitCode": _integer, "startedAt": _string})
+)
 _CONTAINER_STATUS = _object(
     {"name": _string, "state": _STATE, "lastState": _STATE, "restartCount": _integer}
 )
@@ -170,7 +189,14 @@ DEPLOYMENT = _object(
             {
                 "replicas": _integer,
                 "selector": _object({"matchLabels": _map(_string)}),
-                "template": _object({"spec": _object({"containers": _list(_CONTAINER)})}),
+                "template": _object(
+                    {
+                        "metadata": _object({"labels": _map(_string)}),
+                        "spec": _object(
+                            {"containers": _list(_CONTAINER), "initContainers": _list(_NAMED)}
+                        ),
+                    }
+                ),
             }
         ),
         "status": _object({**_COUNTS, "conditions": _CONDITIONS}),
@@ -181,6 +207,7 @@ REPLICASET = _object({"metadata": _METADATA, "status": _object(_COUNTS)}, requir
 POD = _object(
     {
         "metadata": _METADATA,
+        "spec": _object({"initContainers": _list(_NAMED)}),
         "status": _object(
             {
                 "phase": _string,

@@ -18,7 +18,7 @@ def create(node: Workloads, namespace: str, spec: ContainerSpec) -> Snapshot | D
     pid = ProviderId(namespace, spec.hostname)
     manifest = render_manifest(spec, namespace)
     selector = selector_string(identity_labels(spec.container_id))
-    apply = [*commands.apply(), "-o", "json"]
+    apply = commands.apply_read_back()
     if node.config.dry_run:
         # The selector follows from the spec's container ID: no read is needed.
         return plans.build(

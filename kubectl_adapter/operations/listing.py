@@ -14,6 +14,7 @@ from typing import Any
 
 from ..contract.errors import Forbidden, NotFound
 from ..contract.naming import MANAGED_LABEL, NODE_ID_LABEL, selector_string
+from ..kubectl import commands
 from ..kubectl.runner import KubectlRunner
 from ..rules.snapshots import snapshot_documents, split_kinds
 
@@ -23,7 +24,15 @@ def list_args(node_id: str | None) -> list[str]:
     labels = {MANAGED_LABEL: "true"}
     if node_id is not None:
         labels[NODE_ID_LABEL] = node_id
-    return ["get", "deployments,replicasets,pods", "-l", selector_string(labels), "-o", "json"]
+    return [
+        "get",
+        "deployments,replicasets,pods",
+        "-l",
+        selector_string(labels),
+        "-o",
+        "json",
+        commands.SHOW_MANAGED_FIELDS,
+    ]
 
 
 def namespace_args(namespace: str) -> list[str]:

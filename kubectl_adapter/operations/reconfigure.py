@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from ..contract.errors import AdapterError, Conflict, InvalidInput
@@ -10,9 +11,11 @@ from ..contract.models import DryRunPlan, Snapshot
 from ..contract.naming import ProviderId, deployment_selector, parse_provider_id
 from ..contract.spec import ContainerSpec
 from ..kubectl import commands
+from ..rules.drift import drift
 from ..rules.ownership import check_identity, check_ownership
 from ..rules.races import changed_under_apply, precondition, uid_of
 from ..rules.render import render_manifest
+from ..rules.restore import restore_patch, taken_back
 from ..rules.snapshots import build_snapshot
 from ..rules.status import desired_replicas
 from . import plans
@@ -35,7 +38,7 @@ def reconfigure(
             f"{pid.name!r}; identity cannot change on reconfigure",
             {"field": "hostname", "spec": spec.hostname, "providerId": str(pid)},
         )
-    apply = [*commands.apply(), "-o", "json"]
+    apply = commands.apply_read_back()
     before = node.require_deployment(pid)
     check_reconfigurable(node, before, spec)
     selector = deployment_selector(before)
@@ -45,6 +48,7 @@ def reconfigure(
             node.runner,
             (commands.get_deployment(pid.name), ""),
             (apply, ""),
+            *_restore_plan(pid.name, before),
             plans.watch_step(
                 pid.name,
                 commands.rollout_status(pid.name, node.config.timeout),
@@ -55,6 +59,7 @@ def reconfigure(
             manifest=render_manifest(spec, pid.namespace, precondition(before)),
         )
     before, after = apply_pinned(node, pid, spec, before, apply)
+    after = restore(node, pid, after)
     try:
         node.wait(pid, selector, uid_of(before), "reconfigure", after)
     except AdapterError as exc:
@@ -67,8 +72,40 @@ def reconfigure(
         confirmed = copy.deepcopy(after)
         status = confirmed.setdefault("status", {})
         status["observedGeneration"] = confirmed["metadata"]["generation"]
-        return build_snapshot(confirmed, [], [])
-    return node.snapshot_after(pid.namespace, pid.name, selector)
+        return _saying_restored(build_snapshot(confirmed, [], []), before)
+    return _saying_restored(node.snapshot_after(pid.namespace, pid.name, selector), before)
+
+
+def restore(node: Workloads, pid: ProviderId, applied: dict[str, Any]) -> dict[str, Any]:
+    """Remove what another manager added and the apply left (one ``kubectl patch``, only when
+    there is something); returns the Deployment as it is then."""
+    patch = restore_patch(applied, drift(applied))
+    if patch is None:
+        return applied
+    text = json.dumps(patch, separators=(",", ":"), sort_keys=True)
+    patched = node.runner.run_json(commands.restore(pid.name, text), namespace=pid.namespace)
+    return patched if isinstance(patched, dict) else applied
+
+
+def _restore_plan(name: str, before: dict[str, Any]) -> list[plans.Step]:
+    """The patch step, when the Deployment read shows fields another manager added (the real
+    run decides from the applied Deployment, which can only show fewer)."""
+    patch = restore_patch(before, drift(before))
+    if patch is None:
+        return []
+    text = json.dumps(patch, separators=(",", ":"), sort_keys=True)
+    return [plans.Step(commands.restore(name, text), "takes back what another manager added")]
+
+
+def _saying_restored(snapshot: Snapshot, before: dict[str, Any]) -> Snapshot:
+    """The snapshot, with the changes reconfigure took back in ``drift.restored``: those the
+    Deployment read before showed and the snapshot's own drift no longer does."""
+    from ..contract.models import DriftChange
+
+    left = [(change.what, change.path) for change in snapshot.drift.changes]
+    back = taken_back(drift(before), left)
+    snapshot.drift.restored = [DriftChange.model_validate(doc) for doc in back]
+    return snapshot
 
 
 def check_reconfigurable(node: Workloads, deployment: dict[str, Any], spec: ContainerSpec) -> None:

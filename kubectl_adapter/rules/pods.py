@@ -32,6 +32,23 @@ FAILING_WAIT_REASONS = frozenset(
 NORMAL_WAIT_REASONS = frozenset({"ContainerCreating", "PodInitializing"})
 TERMINAL_PHASES = frozenset({"Failed", "Succeeded"})
 NODE_LOST_REASON = "NodeLost"
+# The kubelet lost the container (node reboot, runtime restart): its exit is the platform's,
+# not the workload's, and the restart that follows is recovery, not a crash.
+LOST_CONTAINER_REASON = "ContainerStatusUnknown"
+# A Pod that was serving and lost its readiness (a failing readiness probe) is `running` this
+# long, then `failed`: the kubelet already waited failureThreshold x periodSeconds (30 s by
+# default) before marking it not ready, so a minute more rides out a blip without hiding an
+# outage. No progress deadline covers it: the rollout has completed.
+NOT_READY_GRACE_SECONDS = 60.0
+# What an exit code says, in a failure message (128 + n is signal n).
+EXIT_CODE_MEANINGS = {
+    126: "command not executable",
+    127: "command not found",
+    134: "aborted (SIGABRT)",
+    137: "killed (SIGKILL)",
+    139: "segmentation fault (SIGSEGV)",
+    143: "terminated (SIGTERM)",
+}
 
 
 class PodFailure(NamedTuple):
@@ -164,20 +181,60 @@ def _unschedulable_failure(pod: dict[str, Any], name: str, now: datetime) -> Pod
     return PodFailure(name, None, "Unschedulable", message, 0)
 
 
-def _restarted_not_ready(cs: dict[str, Any], name: str) -> PodFailure | None:
+def exit_text(terminated: dict[str, Any]) -> str:
+    code = terminated.get("exitCode", "?")
+    meaning = EXIT_CODE_MEANINGS.get(code) if isinstance(code, int) else None
+    return f"code {code}" + (f" ({meaning})" if meaning else "")
+
+
+def is_lost(terminated: dict[str, Any]) -> bool:
+    return terminated.get("reason") == LOST_CONTAINER_REASON
+
+
+def is_error_exit(terminated: dict[str, Any] | None) -> bool:
+    """Terminated by the workload with an error: a non-zero exit (OOMKilled included), not a
+    container the kubelet lost."""
+    if not terminated or is_lost(terminated):
+        return False
+    code = terminated.get("exitCode")
+    return terminated.get("reason") == "OOMKilled" or (isinstance(code, int) and code != 0)
+
+
+def sidecar_names(pod: dict[str, Any]) -> frozenset[str]:
+    """Init containers with ``restartPolicy: Always``: sidecars, which run beside the app
+    containers for the Pod's whole life and get the app containers' rules."""
+    init = ((pod.get("spec") or {}).get("initContainers")) or []
+    return frozenset(str(c.get("name")) for c in init if c.get("restartPolicy") == "Always")
+
+
+def _restarted_not_ready(cs: dict[str, Any], name: str, init: bool) -> PodFailure | None:
     """A container that has run, exited and been restarted, and is not ready: failing.
 
-    Argo CD's rule for a Running pod under restartPolicy Always; it also covers the moment
-    between two CrashLoopBackOff waits, when the container shows its exit (state terminated).
+    Argo CD's rule for a Running pod under restartPolicy Always (app and sidecar containers);
+    it also covers the moment between two CrashLoopBackOff waits, when the container shows
+    its exit. A restart after the kubelet lost the container is recovery, not a crash.
     """
     last = (cs.get("lastState") or {}).get("terminated")
     restarts = int(cs.get("restartCount") or 0)
-    if not last or restarts < 1 or cs.get("ready"):
+    if not last or restarts < 1 or cs.get("ready") or is_lost(last):
         return None
     shown = (cs.get("state") or {}).get("terminated") or last
     reason = str(shown.get("reason") or "Error")
-    message = f"exited with code {shown.get('exitCode', '?')}, restarted and not ready"
-    return PodFailure(name, cs.get("name"), reason, message, restarts)
+    message = f"exited with {exit_text(shown)}, restarted and not ready"
+    return PodFailure(name, cs.get("name"), reason, message, restarts, init)
+
+
+def _init_rerun(cs: dict[str, Any], name: str) -> PodFailure | None:
+    """An init container running again after an error exit: the moment of a crash loop
+    between its back-off and its next exit (kubectl shows ``Init:0/1``); still failing."""
+    last = (cs.get("lastState") or {}).get("terminated")
+    restarts = int(cs.get("restartCount") or 0)
+    if restarts < 1 or not (cs.get("state") or {}).get("running") or not is_error_exit(last):
+        return None
+    assert last is not None
+    reason = str(last.get("reason") or "Error")
+    message = f"exited with {exit_text(last)}, running again after a restart"
+    return PodFailure(name, cs.get("name"), reason, message, restarts, True)
 
 
 def _container_failure(cs: dict[str, Any], name: str, init: bool) -> PodFailure | None:
@@ -185,32 +242,85 @@ def _container_failure(cs: dict[str, Any], name: str, init: bool) -> PodFailure 
     restarts = int(cs.get("restartCount") or 0)
     waiting = state.get("waiting") or {}
     reason = waiting.get("reason")
+    last = (cs.get("lastState") or {}).get("terminated") or {}
+    if reason == "CrashLoopBackOff" and is_lost(last):
+        return None  # the back-off follows a container the kubelet lost, not a crash
     if is_failing_wait_reason(reason):
         message = str(waiting.get("message") or "")
-        last = (cs.get("lastState") or {}).get("terminated") or {}
         if reason == "CrashLoopBackOff" and last:
             message = (
-                f"{message}; last exit code {last.get('exitCode')} ({last.get('reason', 'Error')})"
+                f"{message}; last exit {exit_text(last)} ({last.get('reason', 'Error')})"
             ).lstrip("; ")
         return PodFailure(name, cs.get("name"), str(reason), message, restarts, init)
     terminated = state.get("terminated") or {}
-    if terminated.get("reason") == "OOMKilled":
-        return PodFailure(
-            name,
-            cs.get("name"),
-            "OOMKilled",
-            f"container exceeded its memory limit (exit code {terminated.get('exitCode', 137)})",
-            restarts,
-            init,
+    if is_error_exit(terminated):
+        # Failing at once: the restart (or CrashLoopBackOff) that follows only confirms it.
+        # kubectl shows an init container's as Init:Error / Init:OOMKilled.
+        why = str(terminated.get("reason") or "Error")
+        message = (
+            f"container exceeded its memory limit ({exit_text(terminated)})"
+            if why == "OOMKilled"
+            else f"exited with {exit_text(terminated)}"
         )
+        detail = str(terminated.get("message") or "").strip()
+        if detail and why != "OOMKilled":
+            message += f": {detail}"
+        return PodFailure(name, cs.get("name"), why, message, restarts, init)
     return None
 
 
-def pod_failures(pods: list[dict[str, Any]], now: datetime) -> list[PodFailure]:
+def readiness_lost_since(pod: dict[str, Any]) -> datetime | None:
+    """When a Running pod that was serving lost its readiness, else None.
+
+    Ready flips only on a change, so ``Ready=False`` whose lastTransitionTime is later than
+    the start of every running container means it was True during this run and went False
+    (a failing readiness probe). A pod still starting up was never ready: its Ready=False
+    dates from before its containers started. Node-lost pods (Ready Unknown) are not this.
+    """
+    status = pod.get("status") or {}
+    ready = _condition(pod, "Ready")
+    if status.get("phase") != "Running" or ready is None or ready.get("status") != "False":
+        return None
+    since = parse_time(ready.get("lastTransitionTime"))
+    starts = [
+        parse_time(((cs.get("state") or {}).get("running") or {}).get("startedAt"))
+        for cs in status.get("containerStatuses") or []
+    ]
+    if since is None or not starts or any(start is None or start >= since for start in starts):
+        return None
+    return since
+
+
+def not_ready_grace_left(pod: dict[str, Any], now: datetime) -> float | None:
+    """Seconds until a pod that lost its readiness counts as failed (> 0), else None."""
+    since = readiness_lost_since(pod)
+    if since is None:
+        return None
+    left = NOT_READY_GRACE_SECONDS - (now - since).total_seconds()
+    return left if left > 0 else None
+
+
+def _readiness_lost_failure(pod: dict[str, Any], name: str, now: datetime) -> PodFailure | None:
+    since = readiness_lost_since(pod)
+    if since is None or not_ready_grace_left(pod, now) is not None:
+        return None
+    ready = _condition(pod, "Ready") or {}
+    waited = int((now - since).total_seconds())
+    why = str(ready.get("message") or ready.get("reason") or "readiness probe failing")
+    return PodFailure(
+        name, None, "NotReady", f"lost its readiness {waited}s ago while serving: {why}", 0
+    )
+
+
+def pod_failures(
+    pods: list[dict[str, Any]], now: datetime, *, served: bool = False
+) -> list[PodFailure]:
     """Every live pod stuck for a reason that will not heal by waiting.
 
     Terminating and terminal (evicted) pods are being replaced, and a pod on a lost node
-    shows stale state: none of them is a failure of the workload.
+    shows stale state: none of them is a failure of the workload. ``served``: the
+    Deployment's rollout had completed, so a pod that lost its readiness past the grace is
+    failing (during a rollout the progress deadline judges it).
     """
     failures = []
     for pod in pods:
@@ -222,17 +332,25 @@ def pod_failures(pods: list[dict[str, Any]], now: datetime) -> list[PodFailure]:
         if unschedulable is not None:
             failures.append(unschedulable)
         running_not_ready = status.get("phase") == "Running" and not is_ready(pod)
+        sidecars = sidecar_names(pod)
         for init, key in ((True, "initContainerStatuses"), (False, "containerStatuses")):
             for cs in status.get(key) or []:
                 failure = _container_failure(cs, name, init)
-                if failure is None and running_not_ready and not init:
-                    failure = _restarted_not_ready(cs, name)
+                long_running = not init or cs.get("name") in sidecars
+                if failure is None and running_not_ready and long_running:
+                    failure = _restarted_not_ready(cs, name, init)
+                if failure is None and not long_running:
+                    failure = _init_rerun(cs, name)
                 if failure is not None:
                     failures.append(failure)
+        if served and (not failures or failures[-1].pod != name):
+            lost = _readiness_lost_failure(pod, name, now)
+            if lost is not None:
+                failures.append(lost)
     return failures
 
 
-def pod_notes(pods: list[dict[str, Any]], now: datetime) -> list[str]:
+def pod_notes(pods: list[dict[str, Any]], now: datetime, *, served: bool = False) -> list[str]:
     """Why pods that are not failures are not serving either: said in the status message."""
     notes = []
     for pod in pods:
@@ -246,6 +364,12 @@ def pod_notes(pods: list[dict[str, Any]], now: datetime) -> list[str]:
         elif is_node_lost(pod):
             why = status.get("message") or "its node stopped reporting"
             notes.append(f"pod {name}: node lost: {why}")
+        elif served and (left := not_ready_grace_left(pod, now)) is not None:
+            waited = NOT_READY_GRACE_SECONDS - left
+            notes.append(
+                f"pod {name} lost its readiness {waited:.0f}s ago while serving, "
+                f"failed in {left:.0f}s unless ready again"
+            )
         elif (left := unschedulable_grace_left(pod, now)) is not None:
             condition, _ = unschedulable_since(pod) or ({}, None)
             notes.append(

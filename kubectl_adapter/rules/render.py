@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..contract.errors import InvalidInput
 from ..contract.naming import (
+    APPLIED_ANNOTATION,
     CONTAINER_NAME,
     DNS1123_RULE,
     identity_labels,
@@ -63,6 +64,11 @@ def _environment() -> jinja2.Environment:
     return environment
 
 
+def applied_record(env_names: list[str], command: bool) -> str:
+    """The ``applied`` annotation: the env names and whether a command is set, never values."""
+    return json.dumps({"command": command, "env": sorted(env_names)}, separators=(",", ":"))
+
+
 def render_manifest(
     spec: ContainerSpec, namespace: str, precondition: dict[str, str] | None = None
 ) -> str:
@@ -74,6 +80,7 @@ def render_manifest(
     if not is_dns1123_label(namespace):
         raise InvalidInput(f"namespace {namespace!r} {DNS1123_RULE}", {"namespace": namespace})
     template = _environment().get_template(TEMPLATE_NAME)
+    command = list(spec.entrypoint) if spec.entrypoint else None
     return (
         template.render(
             name=spec.hostname,
@@ -82,13 +89,15 @@ def render_manifest(
             selector=identity_labels(spec.container_id),
             container_name=CONTAINER_NAME,
             image=spec.image,
-            command=list(spec.entrypoint) if spec.entrypoint else None,
+            command=command,
             env=spec.env,
             cpu=cpus_to_millicores(spec.cpus),
             memory=memory_mb_to_quantity(spec.memory_mb),
             cpu_request=cpu_request(spec.cpus),
             memory_request=memory_request(spec.memory_mb),
             precondition=precondition,
+            applied_annotation=APPLIED_ANNOTATION,
+            applied=applied_record(list(spec.env), command is not None),
         ).rstrip("\n")
         + "\n"
     )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..contract.naming import CONTAINER_ID_LABEL, CONTAINER_NAME, NODE_ID_LABEL, ProviderId
 from ..contract.statuses import Status
 from . import clock
+from .drift import UNKNOWN_DRIFT, drift
 from .pods import current_ready_pod_of, pod_ip
 from .quantities import parse_cpu_quantity, parse_memory_mb
 from .selection import Owned, OwnerIndex, select_owned
@@ -74,6 +75,7 @@ def _document(
         "updatedReplicas": _int(status.get("updatedReplicas")),
         "generation": _int(meta.get("generation")),
         "observedGeneration": _int(status.get("observedGeneration")),
+        "drift": drift(deployment).document(),
     }
 
 
@@ -115,6 +117,7 @@ def placeholder_document(pid: ProviderId, status: Status, message: str) -> Docum
         "updatedReplicas": 0,
         "generation": 0,
         "observedGeneration": 0,
+        "drift": UNKNOWN_DRIFT.document(),
     }
 
 

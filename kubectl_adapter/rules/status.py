@@ -16,6 +16,7 @@ from .pods import (
     describe_failure,
     is_live,
     is_terminating,
+    not_ready_grace_left,
     pod_failures,
     pod_notes,
     unschedulable_grace_left,
@@ -60,6 +61,20 @@ def replica_failure(deployment: dict[str, Any]) -> str | None:
     if cond is None or cond.get("status") != "True":
         return None
     return f"ReplicaFailure {cond.get('reason', '')}: {cond.get('message', '')}".rstrip(": ")
+
+
+def rollout_completed(deployment: dict[str, Any]) -> bool:
+    """The current generation's rollout finished (``Progressing`` NewReplicaSetAvailable, the
+    reason the controller keeps until the next rollout): the workload has served."""
+    progressing = condition(deployment, "Progressing")
+    status = deployment.get("status") or {}
+    generation = int((deployment.get("metadata") or {}).get("generation", 0) or 0)
+    return (
+        progressing is not None
+        and progressing.get("status") == "True"
+        and progressing.get("reason") == "NewReplicaSetAvailable"
+        and _count(status, "observedGeneration") >= generation
+    )
 
 
 def _join(*parts: str) -> str:
@@ -109,11 +124,15 @@ def deployment_status(
         return StatusResult(Status.RUNNING, _join(counts, progress, cannot_create or ""))
     if cannot_create:
         return StatusResult(Status.FAILED, _join(counts, cannot_create))
-    failures = pod_failures(pods, now)
+    served = rollout_completed(deployment)
+    failures = pod_failures(pods, now, served=served)
     if failures:
         return StatusResult(Status.FAILED, _join(counts, describe_failure(failures[0])))
     live = [pod for pod in pods if is_live(pod)]
-    notes = "; ".join(pod_notes(pods, now))
+    notes = "; ".join(pod_notes(pods, now, served=served))
+    if served and any(not_ready_grace_left(pod, now) is not None for pod in live):
+        # It was serving and lost its readiness moments ago: still up, not a new creation.
+        return StatusResult(Status.RUNNING, _join(counts, notes))
     if (deployment.get("spec") or {}).get("paused") and not live:
         return StatusResult(
             Status.OFFLINE,

@@ -19,6 +19,15 @@ from tests.k8s_objects import deployment, kubectl_list, kubectl_object, pod, rep
 ROOT = Path(__file__).resolve().parents[2]
 NGINX = str(ROOT / "examples" / "nginx.json")
 K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
+GET_WEB1 = [
+    "get",
+    "deployment",
+    "web-1",
+    "--ignore-not-found",
+    "-o",
+    "json",
+    "--show-managed-fields",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -45,17 +54,19 @@ def test_dry_run_create_prints_commands_and_manifest(
     manifest = document["manifest"]
     assert manifest.startswith("apiVersion: apps/v1\nkind: Deployment\n")
     assert document["commands"] == [
-        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json || true  # a 404 "
-        '(NotFound) here is "absent" to the adapter, which goes on',
+        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json "
+        '--show-managed-fields || true  # a 404 (NotFound) here is "absent" to the adapter, '
+        "which goes on",
         # The manifest follows as a heredoc: the plan pastes into bash as it is.
         "kubectl -n testns --request-timeout 10s apply --server-side "
-        "--field-manager=opensource-server-manager --force-conflicts -f - -o json <<'MANIFEST'\n"
+        "--field-manager=opensource-server-manager --force-conflicts -f - -o json "
+        "--show-managed-fields <<'MANIFEST'\n"
         f"{manifest.rstrip()}\nMANIFEST",
         # The adapter's wait is a watch (a comment: pasted, a watch never ends), then the
         # command that waits for the same end state, as a whole: pasted, it waits as long.
         "# the adapter watches: kubectl -n testns get deployments -l "
         "org.mieweb.opensource-server.managed=true --field-selector metadata.name=web-1 "
-        "--watch -o json --output-watch-events\n"
+        "--watch -o json --output-watch-events --show-managed-fields\n"
         "# (judging each event, killed once the wait is decided; pasted, a watch never ends: "
         "the next line waits for the same end state)\n"
         "kubectl -n testns rollout status deployment/web-1 --timeout=300s  # the adapter runs "
@@ -63,7 +74,7 @@ def test_dry_run_create_prints_commands_and_manifest(
         "early when the wait cannot succeed",
         "kubectl -n testns --request-timeout 10s get deployments,replicasets,pods -l "
         "org.mieweb.opensource-server.container-id=42,org.mieweb.opensource-server.managed=true "
-        "-o json",
+        "-o json --show-managed-fields",
     ]
     assert not fp.calls
 
@@ -171,7 +182,7 @@ def test_a_bug_is_internal_error_not_a_traceback_on_stdout(
 
 def test_status_unknown_exits_zero(capsys: pytest.CaptureFixture[str], fp: FakeProcess) -> None:
     fp.register(
-        [*K, "get", "deployment", "web-1", "-o", "json"],
+        [*K, "get", "deployment", "web-1", "-o", "json", "--show-managed-fields"],
         stderr="The connection to the server 127.0.0.1:6443 was refused - did you specify the "
         "right host or port?\n",
         returncode=1,
@@ -195,6 +206,7 @@ def test_list_prints_items(capsys: pytest.CaptureFixture[str], fp: FakeProcess) 
             "org.mieweb.opensource-server.managed=true",
             "-o",
             "json",
+            "--show-managed-fields",
         ],
         stdout=kubectl_list([dep, rs, pod(rs)]),
     )
@@ -222,6 +234,7 @@ def test_global_flags_work_after_the_command(
         "web-1",
         "-o",
         "json",
+        "--show-managed-fields",
     ]
     fp.register(argv, stdout=kubectl_object(deployment(managed=False)))
     code, document, _ = run(
@@ -234,7 +247,7 @@ def test_verbose_logs_each_command_shell_quoted(
     capsys: pytest.CaptureFixture[str], fp: FakeProcess
 ) -> None:
     fp.register(
-        [*K, "get", "deployment", "web-1", "-o", "json"],
+        [*K, "get", "deployment", "web-1", "-o", "json", "--show-managed-fields"],
         stderr='Error from server (NotFound): deployments.apps "web-1" not found\n',
         returncode=1,
     )
@@ -247,8 +260,9 @@ def test_verbose_logs_each_command_shell_quoted(
     )
     # status reads the 404 as "missing": pasted under bash -e, the line goes on too.
     assert lines[1] == (
-        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json || true  # a 404 "
-        '(NotFound) here is "absent" to the adapter, which goes on'
+        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json "
+        '--show-managed-fields || true  # a 404 (NotFound) here is "absent" to the adapter, '
+        "which goes on"
     )
     assert lines[2].startswith("# exit 1 in "), lines
 

@@ -26,7 +26,7 @@ LIST = [
     "-l",
     "org.mieweb.opensource-server.managed=true",
 ]
-GET = [*K, "get", "deployment", "web-1", "-o", "json"]
+GET = [*K, "get", "deployment", "web-1", "-o", "json", "--show-managed-fields"]
 OWNED = [
     *K,
     "get",
@@ -47,7 +47,11 @@ def register_cluster(fp: FakeProcess) -> None:
     """One running workload, as kubectl prints it; every call may repeat."""
     dep = deployment()
     rs = replicaset(dep)
-    fp.register([*LIST, "-o", "json"], stdout=kubectl_list([dep, rs, pod(rs)]), occurrences=9)
+    fp.register(
+        [*LIST, "-o", "json", "--show-managed-fields"],
+        stdout=kubectl_list([dep, rs, pod(rs)]),
+        occurrences=9,
+    )
     fp.register(GET, stdout=kubectl_object(dep), occurrences=9)
     fp.register(OWNED, stdout=kubectl_list([rs, pod(rs)]), occurrences=9)
 
@@ -118,7 +122,7 @@ def test_list_table_columns(capsys: pytest.CaptureFixture[str], fp: FakeProcess)
 def test_an_empty_list_says_so_on_stderr(
     capsys: pytest.CaptureFixture[str], fp: FakeProcess
 ) -> None:
-    fp.register([*LIST, "-o", "json"], stdout=kubectl_list([]))
+    fp.register([*LIST, "-o", "json", "--show-managed-fields"], stdout=kubectl_list([]))
     fp.register(
         [*K, "get", "namespace", "testns", "--ignore-not-found", "-o", "name"],
         stdout="namespace/testns\n",

@@ -13,8 +13,9 @@ from kubectl_adapter.contract import models, output_models
 from kubectl_adapter.contract.statuses import Status
 
 NAMES = [
-    "Snapshot", "SnapshotList", "NetworkInfo", "DeleteResult", "Capabilities", "Permission",
-    "CheckResult", "NodeInfo", "NodeList", "DryRunPlan", "ErrorBody", "ErrorOutput",
+    "DriftChange", "Drift", "Snapshot", "SnapshotList", "NetworkInfo", "DeleteResult",
+    "Capabilities", "Permission", "CheckResult", "NodeInfo", "NodeList", "DryRunPlan",
+    "ErrorBody", "ErrorOutput",
 ]  # fmt: skip
 
 SNAPSHOT: dict[str, Any] = {
@@ -23,6 +24,13 @@ SNAPSHOT: dict[str, Any] = {
     "podIp": "10.0.0.1", "ipv4Address": "10.0.0.1", "macAddress": None, "ephemeral": True,
     "image": "nginx", "cpus": 0.5, "memoryMb": 64, "replicas": 1, "readyReplicas": 1,
     "availableReplicas": 1, "updatedReplicas": 1, "generation": 2, "observedGeneration": 2,
+    "drift": {
+        "state": "drifted", "summary": "image changed by kubectl-edit",
+        "changes": [{"what": "image", "change": "changed", "by": ["kubectl-edit"],
+                     "path": "spec.template.spec.containers[name=main].image", "name": "main",
+                     "value": "nginx:2"}],
+        "restored": [],
+    },
 }  # fmt: skip
 DOCUMENTS: dict[str, dict[str, Any]] = {
     "Snapshot": SNAPSHOT,
@@ -53,10 +61,17 @@ def test_same_fields_wire_names_and_defaults(name: str) -> None:
     for field_name, info in heavy.model_fields.items():
         assert models.to_camel(field_name) == info.alias, (name, field_name)
         light_field = light_fields[field_name]
+        factory = light_field.default_factory
         has_default = light_field.default is not dataclasses.MISSING
-        assert has_default == (not info.is_required()), (name, field_name)
+        assert (has_default or factory is not dataclasses.MISSING) == (not info.is_required()), (
+            name,
+            field_name,
+        )
         if has_default:
             assert light_field.default == info.default, (name, field_name)
+        elif factory is not dataclasses.MISSING:
+            assert info.default_factory is not None, (name, field_name)
+            assert factory() == info.default_factory(), (name, field_name)  # type: ignore[call-arg]
 
 
 @pytest.mark.parametrize("name", sorted(DOCUMENTS))

@@ -305,7 +305,7 @@ def test_runner_error_carries_no_secret(fp: FakeProcess) -> None:
 def test_cli_status_unknown_message_carries_no_secret(
     fp: FakeProcess, capsys: pytest.CaptureFixture[str], stderr: str, kind: str
 ) -> None:
-    fp.register([*GET, "-o", "json"], stderr=stderr, returncode=1)
+    fp.register([*GET, "-o", "json", "--show-managed-fields"], stderr=stderr, returncode=1)
     code = cli.main(["--kubectl", "kubectl", "status", "ns/web-1"])
     out, err = capsys.readouterr()
     assert code == 0

@@ -605,6 +605,30 @@ class Api:
             )
         with self.store.lock:
             old = self._existing(req)
+            # A resourceVersion in the patch is kept by the merge, and the update that follows
+            # checks it like any other: a stale one is the optimistic-lock 409.
+            want_rv = ((body.get("metadata") or {}) if isinstance(body, dict) else {}).get(
+                "resourceVersion"
+            )
+            if want_rv and str(want_rv) != old["metadata"]["resourceVersion"]:
+                raise ApiError(conflict_modified(self._target(req)))
+            # A uid in the patch must be the object's own: the uid is immutable (422).
+            want_uid = ((body.get("metadata") or {}) if isinstance(body, dict) else {}).get("uid")
+            if want_uid and want_uid != old["metadata"].get("uid"):
+                raise ApiError(
+                    invalid(
+                        info.kind,
+                        info.group,
+                        old["metadata"]["name"],
+                        [
+                            (
+                                "FieldValueInvalid",
+                                "metadata.uid",
+                                f'Invalid value: "{want_uid}": field is immutable',
+                            )
+                        ],
+                    )
+                )
             base = self._scale_view(old) if r.subresource == "scale" else old
             try:
                 patched = fn(base, body)

@@ -31,11 +31,20 @@ LIST = [
     "-l",
     "org.mieweb.opensource-server.managed=true",
 ]
+MF = "--show-managed-fields"  # drift reads managedFields from the same answer
 NAMESPACE = [*K, "get", "namespace", "testns", "--ignore-not-found", "-o", "name"]
-GET = [*K, "get", "deployment", "web-1", "-o", "json"]
+GET = [*K, "get", "deployment", "web-1", "-o", "json", "--show-managed-fields"]
 NODES = [*K, "get", "nodes", "-o", "json"]
-LIST_ARGS = ["get", "deployments,replicasets,pods", "-l", "x", "-o", "json"]
-GET_ARGS = ["get", "deployment", "web-1", "-o", "json"]
+LIST_ARGS = [
+    "get",
+    "deployments,replicasets,pods",
+    "-l",
+    "x",
+    "-o",
+    "json",
+    "--show-managed-fields",
+]
+GET_ARGS = ["get", "deployment", "web-1", "-o", "json", "--show-managed-fields"]
 
 
 def _workload() -> list[dict[str, Any]]:
@@ -158,7 +167,18 @@ def test_real_shapes_pass(items: list[dict[str, Any]]) -> None:
     [
         (LIST_ARGS, "List"),
         (GET_ARGS, "Deployment"),
-        (["get", "namespace", "testns", "--ignore-not-found", "-o", "json"], "Namespace"),
+        (
+            [
+                "get",
+                "namespace",
+                "testns",
+                "--ignore-not-found",
+                "-o",
+                "json",
+                "--show-managed-fields",
+            ],
+            "Namespace",
+        ),
         (["get", "nodes", "-o", "json"], "List"),
         (["get", "events", "--field-selector", "type=Warning", "-o", "json"], "List"),
         (["version", "-o", "json"], "version"),
@@ -270,7 +290,7 @@ SUITE = settings(
 @given(value=JSON)
 def test_list_on_any_json(capsys: pytest.CaptureFixture[str], value: Any) -> None:
     with FakeProcess() as fake:
-        fake.register([*LIST, "-o", "json"], stdout=_output(value))
+        fake.register([*LIST, "-o", "json", MF], stdout=_output(value))
         fake.register(NAMESPACE, stdout="namespace/testns\n")
         code, document, err = _cli(capsys, ["-n", "testns", "list"])
     _assert_document_or_internal_error(code, document, err, Snapshot, "get deployments")
@@ -325,7 +345,7 @@ def test_list_on_a_realistic_answer_with_one_subtree_replaced(
     capsys: pytest.CaptureFixture[str], path: tuple[Any, ...], value: Any
 ) -> None:
     with FakeProcess() as fake:
-        fake.register([*LIST, "-o", "json"], stdout=_output(_replaced(path, value)))
+        fake.register([*LIST, "-o", "json", MF], stdout=_output(_replaced(path, value)))
         fake.register(NAMESPACE, stdout="namespace/testns\n")
         code, document, err = _cli(capsys, ["-n", "testns", "list"])
     _assert_document_or_internal_error(code, document, err, Snapshot, "get deployments")

@@ -38,9 +38,11 @@ from tests.k8s_objects import (
 )
 
 K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
+# Every read of a Deployment asks kubectl to keep managedFields: drift is read from them.
+MANAGED_FIELDS = "--show-managed-fields"
 KW = ["kubectl", "-n", "testns"]  # waits carry no --request-timeout
 SELECTOR = "org.mieweb.opensource-server.container-id=42,org.mieweb.opensource-server.managed=true"
-GET = [*K, "get", "deployment", "web-1", "-o", "json"]
+GET = [*K, "get", "deployment", "web-1", "-o", "json", "--show-managed-fields"]
 ABSENT = {  # kubectl get deployment NAME -o json, the object absent (a 404)
     "stderr": 'Error from server (NotFound): deployments.apps "web-1" not found\n',
     "returncode": 1,
@@ -54,8 +56,8 @@ APPLY = [
     "-f",
     "-",
 ]
-APPLY_JSON = [*APPLY, "-o", "json"]
-READ = [*K, "get", "deployments,replicasets,pods", "-l", SELECTOR, "-o", "json"]
+APPLY_JSON = [*APPLY, "-o", "json", MANAGED_FIELDS]
+READ = [*K, "get", "deployments,replicasets,pods", "-l", SELECTOR, "-o", "json", MANAGED_FIELDS]
 OWNED = [*K, "get", "replicasets,pods", "-l", SELECTOR, "-o", "json"]
 EVENTS = [*K, "get", "events", "--field-selector", "type=Warning", "-o", "json"]
 SLICE_PASSES = ""  # a watch slice that saw no verdict
@@ -198,6 +200,8 @@ def test_create_applies_waits_and_reports_the_snapshot(fp: FakeProcess, clock: C
         "updatedReplicas": 1,
         "generation": 1,
         "observedGeneration": 1,
+        # These fixtures carry no managedFields: nothing to compare with.
+        "drift": {"state": "unknown", "changes": [], "summary": "", "restored": []},
     }
     assert seen["manifest"] == render_manifest(spec, "testns")
     assert len(fp.calls) == 4
@@ -421,7 +425,7 @@ def test_create_dry_run_runs_nothing(fp: FakeProcess) -> None:
     assert plan.commands[2].split("\n") == [
         "# the adapter watches: kubectl -n testns get deployments -l "
         "org.mieweb.opensource-server.managed=true --field-selector metadata.name=web-1 "
-        "--watch -o json --output-watch-events",
+        "--watch -o json --output-watch-events --show-managed-fields",
         "# (judging each event, killed once the wait is decided; pasted, a watch never ends: "
         "the next line waits for the same end state)",
         "kubectl -n testns rollout status deployment/web-1 --timeout=300s  # the adapter runs "
@@ -538,6 +542,7 @@ LIST = [
     "org.mieweb.opensource-server.managed=true",
     "-o",
     "json",
+    MANAGED_FIELDS,
 ]
 
 
@@ -554,7 +559,7 @@ def test_list_makes_one_call_for_any_number_of_workloads(fp: FakeProcess, n: int
 
 def test_list_filters_by_node(fp: FakeProcess) -> None:
     node_list = [*LIST]
-    node_list[-3] = (
+    node_list[-4] = (
         "org.mieweb.opensource-server.managed=true,org.mieweb.opensource-server.node-id=7"
     )
     fp.register(node_list, stdout=kubectl_list(running_objects()))
@@ -617,7 +622,8 @@ def test_a_sliced_wait_is_logged_once_as_the_whole_wait(
     waits = [line for line in logged if "--watch" in line]
     watch = (
         "kubectl -n testns get deployments -l org.mieweb.opensource-server.managed=true "
-        "--field-selector metadata.name=web-1 --watch -o json --output-watch-events"
+        "--field-selector metadata.name=web-1 --watch -o json --output-watch-events "
+        "--show-managed-fields"
     )
     assert waits == [
         f"# the adapter watches: {watch}\n"
@@ -1332,3 +1338,71 @@ def test_dry_run_status_of_a_missing_deployment_plans_the_one_read(fp: FakeProce
     fp.register(GET, **ABSENT)
     plan = make_provider(dry_run=True).read_plan("status", "testns/web-1")
     assert _without_notes(plan) == [GET]
+
+
+# -- drift: reconfigure takes back what another manager added -----------------------------------
+
+
+def test_reconfigure_takes_back_a_sidecar_and_says_so(fp: FakeProcess, clock: Clock) -> None:
+    """The apply cannot remove a container another manager added: one strategic patch does,
+    pinned by uid, and the snapshot lists it in drift.restored. The dry run shows the same."""
+    from kubectl_adapter.kubectl import commands
+    from tests.rules.test_drift import sidecar_added, workload
+
+    before = sidecar_added()
+    cleaned = workload()
+    cleaned["metadata"]["generation"] = 2
+    cleaned["status"]["observedGeneration"] = 2
+    patch = {
+        "metadata": {"uid": before["metadata"]["uid"]},
+        "spec": {"template": {"spec": {"containers": [{"$patch": "delete", "name": "sidecar"}]}}},
+    }
+    restore = [
+        *K,
+        *commands.restore("web-1", json.dumps(patch, separators=(",", ":"), sort_keys=True)),
+    ]
+    fp.register(GET, stdout=kubectl_object(before))  # the dry run's read
+    fp.register(GET, stdout=kubectl_object(before))
+    fp.register(APPLY_JSON, stdout=kubectl_object(before))  # the sidecar survives the apply
+    unobserved = json.loads(json.dumps(cleaned))
+    unobserved["status"]["observedGeneration"] = 1  # the patch's rollout has not begun
+    fp.register(restore, stdout=kubectl_object(unobserved))
+    fp.register(WATCH, stdout=events(cleaned))
+    rs = replicaset(cleaned)
+    fp.register(READ, stdout=kubectl_list([cleaned, rs, pod(rs)]))
+    results: list[Any] = []
+
+    def reconfigure(provider: KubernetesProvider) -> Any:
+        results.append(
+            provider.reconfigure("testns/web-1", parse_spec(SPEC | {"env": {"KEY": "value"}}))
+        )
+        return results[-1]
+
+    planned, ran = _planned_then_ran(fp, 1, reconfigure)
+    assert planned == ran == [GET, APPLY_JSON, restore, WATCH, READ]
+    snapshot = results[-1]
+    assert isinstance(snapshot, Snapshot)
+    assert snapshot.drift.state == "in-sync"
+    assert [(c.what, c.change, c.name, c.by) for c in snapshot.drift.restored] == [
+        ("container", "added", "sidecar", ["kubectl-patch"])
+    ]
+
+
+def test_reconfigure_without_foreign_fields_makes_no_patch(fp: FakeProcess, clock: Clock) -> None:
+    from tests.rules.test_drift import image_edited, workload
+
+    before = image_edited()  # the apply takes the image back by itself
+    applied = json.loads(json.dumps(before))
+    applied["metadata"]["managedFields"] = workload()["metadata"]["managedFields"]
+    applied["metadata"]["generation"] = 2
+    fp.register(GET, stdout=kubectl_object(before))
+    fp.register(APPLY_JSON, stdout=kubectl_object(applied))
+    fp.register(rollout(), stdout=ROLLED_OUT)
+    rs = replicaset(applied)
+    fp.register(READ, stdout=kubectl_list([applied, rs, pod(rs)]))
+    snapshot = make_provider().reconfigure(
+        "testns/web-1", parse_spec(SPEC | {"env": {"KEY": "value"}})
+    )
+    assert len(fp.calls) == 4 and not any("patch" in c for c in calls(fp))
+    assert isinstance(snapshot, Snapshot)
+    assert [(c.what, c.by) for c in snapshot.drift.restored] == [("image", ["kubectl-edit"])]

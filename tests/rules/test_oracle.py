@@ -37,6 +37,7 @@ import pytest
 from pytest_subprocess import FakeProcess
 
 from kubectl_adapter.contract.naming import deployment_selector, is_dns1123_label
+from kubectl_adapter.kubectl import commands
 from kubectl_adapter.kubectl.config import ClusterConfig
 from kubectl_adapter.operations.provider import KubernetesProvider
 from kubectl_adapter.rules import clock
@@ -173,7 +174,7 @@ def test_status_command(
     provider = KubernetesProvider(ClusterConfig())
     pid = _provider_id(case)
     namespace, name = pid.split("/")
-    get = ["get", "deployment", name, "-o", "json"]
+    get = commands.get_deployment(name)
     deployment = case["deployment"]
     if deployment:
         fp.register(

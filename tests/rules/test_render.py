@@ -210,6 +210,9 @@ def env_string(value: Any) -> str:
     return str(value)
 
 
+APPLIED = "org.mieweb.opensource-server.applied"
+
+
 def expected_document(data: dict[str, Any], namespace: str) -> dict[str, Any]:
     """The Deployment, built directly from the contract (not from the code under test)."""
     container_id, node_id = str(data["containerId"]), str(data["nodeId"])
@@ -230,7 +233,17 @@ def expected_document(data: dict[str, Any], namespace: str) -> dict[str, Any]:
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": {"name": data["hostname"], "namespace": namespace, "labels": labels},
+        "metadata": {
+            "name": data["hostname"],
+            "namespace": namespace,
+            "labels": labels,
+            # What drift detection compares removals with: names and a flag, never values.
+            "annotations": {
+                APPLIED: json.dumps(
+                    {"command": bool(command), "env": sorted(env)}, separators=(",", ":")
+                )
+            },
+        },
         "spec": {
             "selector": {"matchLabels": {MANAGED: "true", CONTAINER: container_id}},
             "template": {

@@ -306,7 +306,7 @@ MORE_CASES: list[tuple[str, dict[str, Any] | None, list[dict[str, Any]], Status,
         CREATING_DEP,
         [pod(RS, ready=False, terminated=("Error", 1), last_terminated=("Error", 1), restarts=2)],
         Status.FAILED,
-        "container main: Error: exited with code 1, restarted and not ready (restarts: 2)",
+        "container main: Error: exited with code 1 (restarts: 2)",
     ),
     (
         "running, not ready, running again after a restart",

@@ -161,7 +161,8 @@ function lxcState(snapshot) {
  * One entry of Manager's clusterResources('lxc') for a snapshot: `vmid` is the provider ID
  * (what Manager stores in Container.containerId, so findInSnapshot matches unchanged),
  * `status` is Proxmox's word, `managerStatus` the adapter's finer answer (running, offline,
- * creating, failed) that container-status.js can show as is.
+ * creating, failed) that container-status.js can show as is. `drift` says whether the
+ * workload still is what Manager last applied (from the same list call: no extra cost).
  */
 function toClusterResource(snapshot, nodeName) {
   return {
@@ -175,6 +176,24 @@ function toClusterResource(snapshot, nodeName) {
     ipv4Address: snapshot.ipv4Address,
     ephemeralIp: true,
     containerId: snapshot.containerId,
+    drift: toDrift(snapshot.drift),
+  };
+}
+
+/**
+ * What Manager shows of a snapshot's drift: `state` ('in-sync', 'drifted' or 'unknown'),
+ * `summary` (one line: "image changed to nginx:1.28 by kubectl-edit; env EXTRA added by
+ * kubectl-client-side-apply") and `changes` ({what, change, path, name, by, value}). A
+ * reconfigure with Manager's spec takes the changes back; its snapshot lists them in
+ * `restored`. An adapter older than drift reports none: 'unknown'.
+ */
+function toDrift(drift) {
+  if (!drift) return { state: 'unknown', summary: '', changes: [], restored: [] };
+  return {
+    state: drift.state,
+    summary: drift.summary || '',
+    changes: drift.changes || [],
+    restored: drift.restored || [],
   };
 }
 
@@ -188,10 +207,12 @@ function toLxcConfig(snapshot) {
     rootfs: null,
     net0: null,
     status: snapshot.status,
+    drift: toDrift(snapshot.drift),
   };
 }
 
 module.exports = {
+  toDrift,
   TASK_PREFIX,
   LXC_ONLY_KEYS,
   task,

@@ -89,6 +89,7 @@ test('clusterResources: Proxmox-shaped entries for this node only', STEP, async 
   assert.equal(entry.status, 'running');
   assert.equal(entry.managerStatus, 'running');
   assert.equal(entry.node, 'k8s-1');
+  assert.equal(entry.drift.state, 'in-sync');
   assert.match(entry.ipv4Address, /^\d+\.\d+\.\d+\.\d+$/);
   assert.deepEqual(await client().clusterResources('storage'), []);
   assert.deepEqual(await client({ id: 8, name: 'k8s-2' }).clusterResources('lxc'), []);

@@ -113,6 +113,7 @@ test('toClusterResource: vmid is the provider ID; managerStatus keeps the finer 
   assert.deepEqual(spec.toClusterResource(snapshot, 'k8s-1'), {
     vmid: 'ns/web-1', name: 'web-1', type: 'lxc', status: 'stopped', node: 'k8s-1',
     managerStatus: 'failed', message: 'ImagePullBackOff', ipv4Address: null, ephemeralIp: true, containerId: '42',
+    drift: { state: 'unknown', summary: '', changes: [], restored: [] },
   });
   assert.equal(spec.toClusterResource({ ...snapshot, status: 'running' }, 'k8s-1').status, 'running');
 });
@@ -120,5 +121,19 @@ test('toClusterResource: vmid is the provider ID; managerStatus keeps the finer 
 test('toLxcConfig: hostname is the Deployment name', () => {
   assert.deepEqual(spec.toLxcConfig({ name: 'web-1', cpus: 0.5, memoryMb: 64, image: 'nginx', status: 'missing' }), {
     hostname: 'web-1', cores: 0.5, memory: 64, image: 'nginx', rootfs: null, net0: null, status: 'missing',
+    drift: { state: 'unknown', summary: '', changes: [], restored: [] },
   });
+});
+
+test('toDrift: the snapshot\'s drift as Manager shows it', () => {
+  const change = {
+    what: 'image', change: 'changed', path: 'spec.template.spec.containers[name=main].image',
+    name: null, by: ['kubectl-edit'], value: 'nginx:1.28',
+  };
+  const drift = {
+    state: 'drifted', changes: [change], summary: 'image changed to nginx:1.28 by kubectl-edit', restored: [],
+  };
+  assert.deepEqual(spec.toDrift(drift), drift);
+  assert.equal(spec.toClusterResource({ providerId: 'ns/w', drift }, 'k8s-1').drift.summary, drift.summary);
+  assert.deepEqual(spec.toDrift(undefined), { state: 'unknown', summary: '', changes: [], restored: [] });
 });
