@@ -47,9 +47,9 @@ def rollout_status(name: str, seconds: float) -> list[str]:
 
 
 def pods_gone(selector: str, seconds: float) -> list[str]:
-    """Stop's wait as an operator pastes it: until no live Pod is left. An evicted (Failed)
-    or Succeeded Pod, which nothing deletes, is not waited for (the adapter watches the
-    Deployment's ``status.replicas``, which does not count them either)."""
+    """Stop's wait as an operator pastes it: until the Pods are gone. An evicted (Failed) or
+    Succeeded Pod, which nothing deletes, is not waited for (the adapter watches the
+    Deployment's ``status.replicas``, which counts neither them nor a terminating Pod)."""
     return [
         "wait",
         "--for=delete",

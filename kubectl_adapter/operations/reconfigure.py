@@ -111,16 +111,9 @@ def _saying_restored(snapshot: Snapshot, before: dict[str, Any]) -> Snapshot:
 def check_reconfigurable(node: Workloads, deployment: dict[str, Any], spec: ContainerSpec) -> None:
     check_ownership(deployment, node_id=node.config.node_id)
     check_identity(deployment, spec.container_id, spec.node_id)
-    if (deployment.get("spec") or {}).get("paused"):
-        # Known at the first read: a paused Deployment never rolls out a new template.
-        meta = deployment.get("metadata") or {}
-        where = f"{meta.get('namespace')}/{meta.get('name')}"
-        raise Conflict(
-            f"deployment {where} is paused (by someone else: Manager never pauses), so a "
-            f"new spec would not roll out; nothing was changed. Resume it with kubectl "
-            f"rollout resume deployment/{meta.get('name')}, then reconfigure again",
-            {"providerId": where, "reason": "paused"},
-        )
+    # A paused Deployment (Manager never pauses) is drift like any other: the restore patch
+    # after the apply takes the pause back, so the new template rolls out. Were it left
+    # paused, the wait's first look would say so (RolloutFailed), not its --timeout.
 
 
 def apply_pinned(
