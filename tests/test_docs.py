@@ -128,7 +128,8 @@ def test_readme_quick_use_runs_as_written(repo_copy: Path, tmp_path: Path) -> No
     assert deleted == {"providerId": "manager/web-1", "deleted": True, "alreadyMissing": False}
     # -v start logged its commands as bash, opened by the command it reproduces.
     assert "# kubectl-adapter -v start manager/web-1: " in done.stderr
-    assert "\nkubectl -n manager --request-timeout 10s scale deployment/web-1 --replicas=1" in (
+    # start's one write: the patch of replicas, with its ownership tests on the labels.
+    assert "\nkubectl -n manager --request-timeout 10s patch deployment web-1 --type=json" in (
         done.stderr
     )
     assert not (repo_copy / ".dev-cluster" / "pid").exists()  # the last line stopped it

@@ -1,30 +1,78 @@
-"""The JSON contract Manager reads: every CLI output is one of these models."""
+"""The JSON contract Manager reads: every CLI output is one of these classes.
+
+Plain dataclasses, so no command imports pydantic (its import alone cost ~70 ms on every
+command). Python names are snake_case; ``to_json`` gives the camelCase wire document, and
+``model_validate`` reads one (camelCase or snake_case keys; an unknown key is an error).
+``output_models`` describes the same documents as pydantic models for ``docs/schema/``;
+``tests/contract/test_models.py`` keeps both equal.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from dataclasses import dataclass, field, fields
+from enum import Enum
+from typing import Any, ClassVar, Literal, TypeVar
 
 from .statuses import Status
 
+T = TypeVar("T", bound="Output")
 
-class Output(BaseModel):
+
+def to_camel(name: str) -> str:
+    """``pod_ip_ephemeral`` -> ``podIpEphemeral`` (pydantic's ``to_camel``)."""
+    first, *rest = name.split("_")
+    return first + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def _dump(value: Any) -> Any:
+    if isinstance(value, Output):
+        return value.to_json()
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, list):
+        return [_dump(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _dump(item) for key, item in value.items()}
+    return value
+
+
+@dataclass(kw_only=True)
+class Output:
     """Base: camelCase on the wire, snake_case in Python, nothing unexpected accepted."""
 
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="forbid",
-        # Schema titles as the wire names ("podIpEphemeral", not "Podipephemeral").
-        field_title_generator=lambda name, info: to_camel(name),
-    )
+    # Fields holding other outputs: name -> (class, is a list).
+    NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {}
 
     def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", by_alias=True)
+        return {to_camel(f.name): _dump(getattr(self, f.name)) for f in fields(self)}
+
+    def model_dump(self, *, mode: str = "json", by_alias: bool = True) -> dict[str, Any]:
+        """pydantic's spelling of ``to_json``, for callers written against the old models."""
+        return self.to_json()
+
+    @classmethod
+    def model_validate(cls: type[T], data: Any) -> T:
+        if isinstance(data, cls):
+            return data
+        if not isinstance(data, dict):
+            raise TypeError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
+        names = {to_camel(f.name): f.name for f in fields(cls)}
+        values: dict[str, Any] = {}
+        for key, value in data.items():
+            name = names.get(str(key), str(key))
+            nested = cls.NESTED.get(name)
+            if nested is not None and value is not None:
+                kind, many = nested
+                value = (
+                    [kind.model_validate(item) for item in value]
+                    if many
+                    else kind.model_validate(value)
+                )
+            values[name] = value
+        return cls(**values)
 
 
+@dataclass(kw_only=True)
 class DriftChange(Output):
     """One field that differs from what Manager last applied, and who changed it."""
 
@@ -40,33 +88,30 @@ class DriftChange(Output):
         "other",
     ]
     change: Literal["changed", "added", "removed"]
-    path: str = Field(description="the field, e.g. spec.template.spec.containers[name=main].image")
-    name: str | None = Field(
-        default=None, description="the env var, container, label or resource it is about"
-    )
-    by: list[str] = Field(
-        description="field managers that set it (managedFields); empty when removed, "
-        "as the API server records no owner of a removed field"
-    )
-    value: str | int | bool | None = Field(
-        default=None,
-        description="the live value for image, replicas, paused and labels; never env or command",
-    )
+    path: str  # the field, e.g. spec.template.spec.containers[name=main].image
+    name: str | None = None  # the env var, container, label or resource it is about
+    # Field managers that set it (managedFields); empty when removed.
+    by: list[str]
+    # The live value for image, replicas, paused and labels; never env or command.
+    value: str | int | bool | None = None
 
 
+@dataclass(kw_only=True)
 class Drift(Output):
     """Whether the workload still is what Manager last applied (read from managedFields of
     the same Deployment list/status read: no extra kubectl call)."""
 
+    NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {
+        "changes": (DriftChange, True),
+        "restored": (DriftChange, True),
+    }
     state: Literal["in-sync", "drifted", "unknown"]
     changes: list[DriftChange]
-    summary: str = Field(description="one line Manager can show; empty when in sync")
-    restored: list[DriftChange] = Field(
-        default_factory=list,
-        description="reconfigure only: the changes it took back",
-    )
+    summary: str  # one line Manager can show; empty when in sync
+    restored: list[DriftChange] = field(default_factory=list)  # reconfigure: taken back
 
 
+@dataclass(kw_only=True)
 class Snapshot(Output):
     """One Manager container as Kubernetes sees it right now.
 
@@ -74,11 +119,12 @@ class Snapshot(Output):
     matches ``Container.containerId``; ``pod_ip`` is ephemeral and never an identity.
     """
 
+    NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {"drift": (Drift, False)}
     provider_id: str
     vmid: str
     name: str
     namespace: str
-    node: str | None = Field(description="Manager node ID from the node-id label")
+    node: str | None  # Manager node ID from the node-id label
     container_id: str | None
     status: Status
     message: str
@@ -97,11 +143,17 @@ class Snapshot(Output):
     observed_generation: int = 0
     drift: Drift
 
+    def __post_init__(self) -> None:
+        self.status = Status(self.status)
 
+
+@dataclass(kw_only=True)
 class SnapshotList(Output):
+    NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {"items": (Snapshot, True)}
     items: list[Snapshot]
 
 
+@dataclass(kw_only=True)
 class NetworkInfo(Output):
     """Networking as Manager's shared jobs see it: no MAC, an ephemeral IP."""
 
@@ -113,12 +165,14 @@ class NetworkInfo(Output):
     stable: Literal[False] = False
 
 
+@dataclass(kw_only=True)
 class DeleteResult(Output):
     provider_id: str
     deleted: bool
     already_missing: bool
 
 
+@dataclass(kw_only=True)
 class Capabilities(Output):
     """What this provider offers Manager's shared jobs (read these, not the node type)."""
 
@@ -132,6 +186,7 @@ class Capabilities(Output):
     pod_ip_ephemeral: bool = True
 
 
+@dataclass(kw_only=True)
 class Permission(Output):
     verb: str
     group: str
@@ -142,7 +197,12 @@ class Permission(Output):
     needed_for: list[str]
 
 
+@dataclass(kw_only=True)
 class CheckResult(Output):
+    NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {
+        "permissions": (Permission, True),
+        "capabilities": (Capabilities, False),
+    }
     ok: bool
     kubectl: str
     client_version: str | None
@@ -155,6 +215,7 @@ class CheckResult(Output):
     capabilities: Capabilities
 
 
+@dataclass(kw_only=True)
 class NodeInfo(Output):
     name: str
     ready: bool
@@ -163,21 +224,27 @@ class NodeInfo(Output):
     kubelet_version: str | None = None
 
 
+@dataclass(kw_only=True)
 class NodeList(Output):
+    NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {"items": (NodeInfo, True)}
     items: list[NodeInfo]
 
 
+@dataclass(kw_only=True)
 class DryRunPlan(Output):
     dry_run: Literal[True] = True
     commands: list[str]
     manifest: str | None = None
 
 
+@dataclass(kw_only=True)
 class ErrorBody(Output):
     type: str
     message: str
     details: dict[str, Any]
 
 
+@dataclass(kw_only=True)
 class ErrorOutput(Output):
+    NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {"error": (ErrorBody, False)}
     error: ErrorBody

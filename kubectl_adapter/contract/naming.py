@@ -93,3 +93,15 @@ def deployment_selector(deployment: dict[str, Any]) -> str:
         labels = (deployment.get("metadata") or {}).get("labels") or {}
         match_labels = identity_labels(str(labels.get(CONTAINER_ID_LABEL, "")))
     return selector_string({str(k): str(v) for k, v in match_labels.items()})
+
+
+def owner_labels(container_id: str | None, node_id: str | None) -> dict[str, str]:
+    """The labels a Deployment must carry for this call to touch it: Manager's, and where
+    known this container's and this Manager node's. Mutating calls select on them, so the
+    API server checks ownership in the same request."""
+    labels = {MANAGED_LABEL: "true"}
+    if container_id is not None:
+        labels[CONTAINER_ID_LABEL] = container_id
+    if node_id is not None:
+        labels[NODE_ID_LABEL] = node_id
+    return labels

@@ -24,28 +24,27 @@ class Need(NamedTuple):
 
 NAMESPACED_NEEDS: tuple[Need, ...] = (
     Need(
-        "get",
+        "get", "apps", "deployments", "", ("create", "status", "delete", "reconfigure", "network")
+    ),
+    # The waits watch the Deployment (a list, then a watch); delete lists by label and name.
+    Need("list", "apps", "deployments", "", ("list", "wait", "delete")),
+    Need("watch", "apps", "deployments", "", ("wait", "stop (wait)", "delete (wait)")),
+    # Server-side apply of an absent object is authorised as create as well as patch.
+    Need("create", "apps", "deployments", "", ("create",)),
+    # start/stop patch spec.replicas, with their ownership tests, in one JSON patch.
+    Need(
+        "patch",
         "apps",
         "deployments",
         "",
-        ("create", "status", "start", "stop", "delete", "reconfigure", "network", "rollout status"),
+        ("start", "stop", "create", "reconfigure", "rollout undo"),
     ),
-    Need("list", "apps", "deployments", "", ("list", "rollout status", "delete (wait)")),
-    # Without watch, kubectl relists with growing pauses (up to 30 s): waits still end, late.
-    Need("watch", "apps", "deployments", "", ("rollout status", "delete (wait)")),
-    # Server-side apply of an absent object is authorised as create as well as patch.
-    Need("create", "apps", "deployments", "", ("create",)),
-    Need("patch", "apps", "deployments", "", ("create", "reconfigure", "rollout undo")),
     Need("delete", "apps", "deployments", "", ("delete",)),
-    Need("patch", "apps", "deployments", "scale", ("start", "stop")),
     Need("list", "apps", "replicasets", "", ("status", "list", "network", "rollout undo")),
-    Need("list", "", "pods", "", ("status", "list", "network", "stop (wait)")),
-    Need("get", "", "pods", "", ("stop (wait)",)),
-    Need("watch", "", "pods", "", ("stop (wait)",)),
+    Need("list", "", "pods", "", ("status", "list", "network")),
     # Best effort: without it failures still fail, but their messages lose the events.
     Need("list", "", "events", "", ("failure diagnostics",)),
     # check reads it; kubectl's `get --ignore-not-found` also GETs it after a 404.
     Need("get", "", "namespaces", "", ("check", "create")),
 )
-
 CLUSTER_NEEDS: tuple[Need, ...] = (Need("list", "", "nodes", "", ("nodes",)),)

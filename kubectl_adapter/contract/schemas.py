@@ -1,6 +1,7 @@
 """JSON Schemas (Draft 2020-12) of the spec and of every CLI output, for ``docs/schema/``.
 
-The outputs come from the pydantic models in ``models`` (exactly what the CLI prints); the
+The outputs come from the pydantic models in ``output_models`` (the documents the CLI prints
+from ``models``; ``tests/contract/test_models.py`` keeps the two equal); the
 spec comes from ``spec_rules.FIELDS``, the table ``spec.parse_spec`` validates with, so the
 spec's rules are written once. ``tests/contract/test_schemas.py`` checks that schema and validator
 accept the same documents, and lists the rules a JSON Schema cannot state exactly
@@ -21,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode
 
-from .models import (
+from .output_models import (
     Capabilities,
     CheckResult,
     DeleteResult,

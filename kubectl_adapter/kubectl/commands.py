@@ -7,7 +7,9 @@ connection flags.
 
 from __future__ import annotations
 
-from ..contract.naming import FIELD_MANAGER
+import json
+
+from ..contract.naming import FIELD_MANAGER, selector_string
 from .runner import wait_timeout_args
 
 # kubectl drops metadata.managedFields from its output unless asked; drift (rules/drift.py)
@@ -40,13 +42,23 @@ def workload(selector: str) -> list[str]:
 
 
 def rollout_status(name: str, seconds: float) -> list[str]:
-    """One slice of a rollout wait, as waits.wait_rollout runs it."""
+    """A rollout wait as an operator pastes it (the adapter watches instead: ``transcript``)."""
     return ["rollout", "status", f"deployment/{name}", *wait_timeout_args(seconds)]
 
 
 def pods_gone(selector: str, seconds: float) -> list[str]:
-    """One slice of stop's wait for the pods to be deleted."""
-    return ["wait", "--for=delete", "pod", "-l", selector, *wait_timeout_args(seconds)]
+    """Stop's wait as an operator pastes it: until the Pods are gone. An evicted (Failed) or
+    Succeeded Pod, which nothing deletes, is not waited for (the adapter watches the
+    Deployment's ``status.replicas``, which counts neither them nor a terminating Pod)."""
+    return [
+        "wait",
+        "--for=delete",
+        "pod",
+        "-l",
+        selector,
+        "--field-selector=status.phase!=Failed,status.phase!=Succeeded",
+        *wait_timeout_args(seconds),
+    ]
 
 
 def delete_deployment(name: str, timeout: float) -> list[str]:
@@ -76,6 +88,81 @@ def scale(name: str, replicas: int) -> list[str]:
     # -v=6 makes kubectl log each response: if it is stuck retrying 409 Conflict (it
     # does so for 5 minutes) the process bound ends it and the log says it was a conflict.
     return ["scale", f"deployment/{name}", f"--replicas={replicas}", "-v=6"]
+
+
+def _pointer(key: str) -> str:
+    """A label key as a JSON-pointer segment (RFC 6901)."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def patch_replicas(name: str, replicas: int, owner: dict[str, str]) -> list[str]:
+    """Scale by name, ownership checked by the API server in the same request.
+
+    A JSON patch is atomic: its ``test`` operations compare Manager's labels on the stored
+    object, and the ``replace`` runs only if all of them hold (else 422, nothing changed).
+    It never creates, and ``-o json`` prints the Deployment as it now is (uid, paused,
+    deletionTimestamp): the operation's first read, for free.
+    """
+    ops: list[dict[str, object]] = [
+        {"op": "test", "path": f"/metadata/labels/{_pointer(key)}", "value": value}
+        for key, value in sorted(owner.items())
+    ]
+    ops.append({"op": "replace", "path": "/spec/replicas", "value": replicas})
+    patch = json.dumps(ops, separators=(",", ":"))
+    # -v=6 logs each response's status: a 5xx whose body kubectl cannot name is typed from it.
+    return [
+        "patch",
+        "deployment",
+        name,
+        "--type=json",
+        "-p",
+        patch,
+        "-o",
+        "json",
+        SHOW_MANAGED_FIELDS,  # what it prints is stop's snapshot, drift included
+        "-v=6",
+    ]
+
+
+def watch_deployment(name: str, owner: dict[str, str]) -> list[str]:
+    """One wait slice: the Deployment's every change, as kubectl's watch prints it."""
+    return [
+        "get",
+        "deployments",
+        "-l",
+        selector_string(owner),
+        "--field-selector",
+        f"metadata.name={name}",
+        "--watch",
+        "-o",
+        "json",
+        "--output-watch-events",
+        SHOW_MANAGED_FIELDS,  # the last state it shows is stop's snapshot, drift included
+    ]
+
+
+def delete_owned(name: str, owner: dict[str, str], timeout: float) -> list[str]:
+    """Delete by name and Manager's labels: a Deployment without them never matches, so the
+    API server's list, not a read of ours before it, decides ownership."""
+    return [
+        "delete",
+        "deployments",
+        "-l",
+        selector_string(owner),
+        "--field-selector",
+        f"metadata.name={name}",
+        "--cascade=foreground",
+        # Under a selector kubectl ignores a 404 by default, and then waits for the object
+        # anyway: a 404 that is not the truth would cost the whole --timeout.
+        "--ignore-not-found=false",
+        "--wait=true",
+        *wait_timeout_args(timeout),
+    ]
+
+
+def find_deployment(name: str) -> list[str]:
+    """The Deployment by name as a list: a read that does not use the object's own path."""
+    return ["get", "deployments", "--field-selector", f"metadata.name={name}", "-o", "json"]
 
 
 def apply_read_back() -> list[str]:

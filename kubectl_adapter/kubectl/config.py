@@ -3,6 +3,8 @@ bounds on every call and on the whole command."""
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass
 
 from .bounds import DEFAULT_CALL_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WAIT_TIMEOUT
@@ -12,6 +14,9 @@ __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_WAIT_TIMEOUT",
     "ClusterConfig",
+    "kubeconfig_looked_for",
+    "kubeconfig_paths",
+    "kubeconfig_usable",
 ]
 
 
@@ -39,3 +44,40 @@ class ClusterConfig:
     dry_run: bool = False
     deadline: float | None = None
     started: float | None = None
+
+
+# A non-empty current-context in kubeconfig YAML or JSON.
+_CURRENT_CONTEXT = re.compile(r"""(?<![\w-])["']?current-context["']?\s*:\s*["']?[^"'\s,}]""")
+
+
+def kubeconfig_paths(config: ClusterConfig) -> list[str]:
+    """The kubeconfig files kubectl reads: ``--kubeconfig``, else ``$KUBECONFIG``'s list,
+    else ``~/.kube/config``."""
+    if config.kubeconfig:
+        return [config.kubeconfig]
+    env = os.environ.get("KUBECONFIG")
+    if env:
+        return [path for path in env.split(os.pathsep) if path]
+    return [os.path.expanduser("~/.kube/config")]
+
+
+def kubeconfig_looked_for(config: ClusterConfig) -> str:
+    """Which kubeconfig kubectl read, as an operator would name it."""
+    if config.kubeconfig:
+        return f"--kubeconfig {config.kubeconfig}"
+    if os.environ.get("KUBECONFIG"):
+        return f"$KUBECONFIG={os.environ['KUBECONFIG']}"
+    return f"{kubeconfig_paths(config)[0]} (no --kubeconfig, $KUBECONFIG unset)"
+
+
+def kubeconfig_usable(config: ClusterConfig) -> bool:
+    """Some kubeconfig file exists and names a context (``--context`` or current-context)."""
+    for path in kubeconfig_paths(config):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read(1 << 20)
+        except OSError:
+            continue
+        if config.context or _CURRENT_CONTEXT.search(text):
+            return True
+    return False

@@ -15,30 +15,31 @@ in its own process group, killed as a whole on every way out (bound, error, sign
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
-import re
 import shutil
-import signal
-import subprocess
 import sys
-import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from time import monotonic
 from typing import IO, Any, NamedTuple
 
-from ..contract.errors import AdapterError, ConfigurationError, InternalError, Timeout, Unavailable
+from ..contract.errors import (
+    AdapterError,
+    ConfigurationError,
+    InternalError,
+    Timeout,
+    Unavailable,
+)
 from ..contract.naming import DNS1123_RULE, is_dns1123_label
 from ..contract.redact import redact, register_kubeconfig_secrets
 from . import progress
 from .bounds import READ_GRACE_SECONDS
-from .config import ClusterConfig
-from .interrupts import deferred
-from .kubectl_errors import classify, explain_kubeconfig, is_fatal_wait_line
+from .config import ClusterConfig, kubeconfig_looked_for, kubeconfig_paths, kubeconfig_usable
+from .kubectl_errors import classify, explain_kubeconfig
+from .processes import discovery_stamp, execute, watch_documents
+from .processes import kubectl_environment as kubectl_environment
 from .shapes import output_problem
-from .transcript import Wait, kubectl_stderr, outcome, seconds_arg
+from .transcript import Wait, kubectl_stderr, outcome, seconds_arg, watched
 from .transcript import command as transcript_command
 from .transcript import display as transcript_display
 
@@ -47,13 +48,6 @@ log = logging.getLogger("kubectl_adapter")
 # Extra time a waiting kubectl gets beyond its own --timeout before we kill it: it must be
 # allowed to report its own timeout (with its own words) before we call it a hang.
 WAIT_GRACE_SECONDS = 15.0
-
-# A non-empty current-context in kubeconfig YAML or JSON.
-_CURRENT_CONTEXT = re.compile(r"""(?<![\w-])["']?current-context["']?\s*:\s*["']?[^"'\s,}]""")
-
-# How long we still read a killed kubectl's pipes: a child it started (an exec credential
-# plugin) can hold them open, and must not turn our bounded call into an unbounded one.
-KILL_DRAIN_SECONDS = 5.0
 
 # kubectl verbs that only read: bounded by the request timeout (plus READ_GRACE_SECONDS),
 # not by the much longer --call-timeout. ``config view`` reads only the kubeconfig, yet the
@@ -71,15 +65,6 @@ CONTEXT_NAMESPACE = [
     "jsonpath={.contexts[0].context.namespace}",
 ]
 
-# A waiting kubectl whose watch is refused (401/403) this many times is stopped: it would
-# retry until its --timeout (the whole wait slice) and then time out for nothing.
-REFUSALS_TO_GIVE_UP = 2
-
-# HOME for kubectl when ours is not a directory (HOME=/dev/null for a service user): the
-# Cloud SDK dispatcher stats $HOME/.kube/config even with --kubeconfig and fails on ENOTDIR
-# ("not a directory"); under the conventional no-home path it finds no file and carries on.
-NO_HOME = "/nonexistent"
-
 
 class KubectlResult(NamedTuple):
     argv: list[str]
@@ -92,7 +77,7 @@ _seconds = seconds_arg
 
 
 class KubectlRunner:
-    """Runs kubectl for one ClusterConfig; the only module that touches ``subprocess``."""
+    """Runs kubectl for one ClusterConfig; its processes are handled by ``processes``."""
 
     def __init__(self, config: ClusterConfig, *, progress: IO[str] | None = None) -> None:
         self.config = config
@@ -173,34 +158,55 @@ class KubectlRunner:
         stream: bool = False,
         request_timeout: bool = True,
         wait: Wait | None = None,
+        absent_ok: bool = False,
     ) -> KubectlResult:
         """Run kubectl; return its output on exit 0, raise the mapped error otherwise.
 
-        ``wait``: this run is one slice of a longer wait (see ``transcript``)."""
+        ``wait``: this run is one slice of a longer wait (see ``transcript``). ``absent_ok``:
+        the caller reads a NotFound as "absent" (a read by name); the log says so, and its
+        line goes on after a 404 when pasted under ``bash -e``."""
         argv = self.argv(args, namespace=namespace, request_timeout=request_timeout)
         shown = self.display(argv)
         verbose = int(self.config.verbose)
         if verbose:
-            log.info("%s", transcript_command(argv, stdin=stdin, wait=wait))
+            log.info("%s", transcript_command(argv, stdin=stdin, wait=wait, absent=absent_ok))
         bound = timeout if timeout is not None else self.default_bound(args)
         remaining = self.remaining()
         cut = remaining is not None and remaining < bound
         if remaining is not None and remaining <= 0:
             if verbose:
                 log.info("# not run: the command's overall deadline (--deadline) was reached")
-            raise Timeout(
-                f"the command's overall deadline ({self.config.deadline:g}s, --deadline) "
-                f"was reached before: {shown}",
-                {"command": shown, "reason": "deadline", "deadlineSeconds": self.config.deadline},
-            )
+            raise self._deadline_reached("before", shown)
         if cut:
             assert remaining is not None
             bound = remaining
+        # A read bound covers one request, not kubectl's discovery before it: with a cold
+        # cache on a slow API, discovery alone can use the bound up. If the killed run left
+        # the discovery cache written, it did get through: once more, now with a warm cache.
+        cold = (
+            discovery_stamp(self.config.cache_dir) if timeout is None and _is_read(args) else None
+        )
+        echo = self._echo if stream else None
         began = monotonic()
-        returncode, stdout, stderr = self._execute(argv, stdin, bound, stream)
+        returncode, stdout, stderr = execute(argv, stdin, bound, echo)
+        if (
+            returncode is None
+            and cold is not None
+            and discovery_stamp(self.config.cache_dir) != cold
+        ):
+            again = self.remaining()
+            if again is None or again > 0:
+                log.info("# kubectl spent its bound on discovery (cold cache): once more")
+                bound = bound if again is None else min(bound, again)
+                returncode, stdout, stderr = execute(argv, stdin, bound, echo)
         if returncode != 0 or (verbose and stderr.strip()):
             # Before any message is built: kubectl's stderr may repeat a credential bare.
-            register_kubeconfig_secrets(self._kubeconfig_paths())
+            register_kubeconfig_secrets(kubeconfig_paths(self.config))
+        failure = None
+        if returncode:
+            # kubectl get prints an empty List on stdout even when the LIST failed:
+            # only the exit status tells, so stdout is never looked at here.
+            failure = self._explain_kubeconfig(classify(shown, returncode, stderr))
         if verbose:
             log.info("%s", outcome(returncode, monotonic() - began, stderr))
             if verbose > 1 and stderr.strip():
@@ -212,46 +218,16 @@ class KubectlRunner:
                 error.details["reason"] = "deadline"
                 error.details["deadlineSeconds"] = self.config.deadline
             raise error
-        if returncode != 0:
-            # kubectl get prints an empty List on stdout even when the LIST failed:
-            # only the exit status tells, so stdout is never looked at here.
-            raise self._explain_kubeconfig(classify(shown, returncode, stderr))
+        if failure is not None:
+            raise failure
         return KubectlResult(argv, returncode, stdout, stderr)
-
-    def _kubeconfig_paths(self) -> list[str]:
-        """The kubeconfig files kubectl reads: ``--kubeconfig``, else ``$KUBECONFIG``'s list,
-        else ``~/.kube/config``."""
-        if self.config.kubeconfig:
-            return [self.config.kubeconfig]
-        env = os.environ.get("KUBECONFIG")
-        if env:
-            return [path for path in env.split(os.pathsep) if path]
-        return [os.path.expanduser("~/.kube/config")]
-
-    def _kubeconfig_looked_for(self) -> str:
-        """Which kubeconfig kubectl read, as an operator would name it."""
-        if self.config.kubeconfig:
-            return f"--kubeconfig {self.config.kubeconfig}"
-        if os.environ.get("KUBECONFIG"):
-            return f"$KUBECONFIG={os.environ['KUBECONFIG']}"
-        return f"{self._kubeconfig_paths()[0]} (no --kubeconfig, $KUBECONFIG unset)"
-
-    def _kubeconfig_usable(self) -> bool:
-        """Some kubeconfig file exists and names a context (``--context`` or current-context)."""
-        for path in self._kubeconfig_paths():
-            try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read(1 << 20)
-            except OSError:
-                continue
-            if self.config.context or _CURRENT_CONTEXT.search(text):
-                return True
-        return False
 
     def _explain_kubeconfig(self, error: AdapterError) -> AdapterError:
         if not isinstance(error, ConfigurationError | Unavailable):
             return error
-        return explain_kubeconfig(error, self._kubeconfig_looked_for(), self._kubeconfig_usable())
+        return explain_kubeconfig(
+            error, kubeconfig_looked_for(self.config), kubeconfig_usable(self.config)
+        )
 
     def context_namespace(self) -> str:
         """``-n``, else the context's namespace, else ``default``: the namespace kubectl would use.
@@ -267,7 +243,7 @@ class KubectlRunner:
         if not found:
             return "default"
         if not is_dns1123_label(found):
-            looked_for = self._kubeconfig_looked_for()
+            looked_for = kubeconfig_looked_for(self.config)
             raise ConfigurationError(
                 f"the kubeconfig context's namespace {found!r} {DNS1123_RULE} "
                 f"(kubeconfig: {looked_for}); fix the context or pass -n",
@@ -306,142 +282,70 @@ class KubectlRunner:
             )
         return data
 
-    def _execute(
-        self, argv: list[str], stdin: str | None, timeout: float, stream: bool
-    ) -> tuple[int | None, str, str]:
-        """Run the process; ``None`` as exit status means it was killed at ``timeout``."""
-        proc: subprocess.Popen[Any] | None = None
-        try:
-            # A signal while Popen starts kubectl waits until we hold the process (see
-            # ``interrupts``): unwinding earlier would leave kubectl running, unknown to us.
-            with deferred():
-                proc = self._spawn(argv, stdin is not None, stream)
-            if stream:
-                return self._execute_streaming(proc, stdin, timeout)
-            data = stdin.encode("utf-8") if stdin is not None else None
-            try:
-                stdout, stderr = proc.communicate(data, timeout=timeout)
-            except subprocess.TimeoutExpired:
-                _kill_group(proc)
-                try:
-                    stdout, stderr = proc.communicate(timeout=KILL_DRAIN_SECONDS)
-                except subprocess.TimeoutExpired:
-                    stdout, stderr = b"", b""
-                return None, _text(stdout), _text(stderr)
-            return proc.returncode, _text(stdout), _text(stderr)
-        finally:
-            # On every way out (a bound, a signal, a bug of ours, and after a normal exit,
-            # for a credential plugin kubectl left behind): the whole group dies.
-            if proc is not None:
-                _kill_group(proc)
-                for pipe in (proc.stdin, proc.stdout, proc.stderr):
-                    if pipe is not None:
-                        pipe.close()
+    def watch(
+        self,
+        args: Sequence[str],
+        on_object: Callable[[Any], bool],
+        *,
+        namespace: str | None = None,
+        seconds: float,
+        wait: Wait | None = None,
+    ) -> bool:
+        """Run a ``kubectl get … --watch -o json`` for at most ``seconds``; feed each JSON
+        document it prints to ``on_object`` as it arrives.
 
-    @staticmethod
-    def _spawn(argv: list[str], has_stdin: bool, stream: bool) -> subprocess.Popen[Any]:
-        """Start kubectl in its own process group; a kubectl that cannot run is configuration."""
-        try:
-            return subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE if has_stdin else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                # Bytes unless streaming: text mode would translate newlines over the whole
-                # of a big `get -o json` (tens of MB) for nothing; we decode once instead.
-                text=stream,
-                encoding="utf-8" if stream else None,
-                errors="replace" if stream else None,
-                # Its own process group: kubectl and whatever it starts (exec credential
-                # plugins) are killed together, and a terminal's Ctrl-C reaches only us.
-                start_new_session=True,
-                env=kubectl_environment(),
+        True: ``on_object`` said the wait is over (kubectl is then killed). False: the time
+        passed, or the server ended the watch, without that. kubectl failing raises the
+        mapped error; ``on_object`` raising ends the watch with its error. ``wait`` says
+        which slice of which wait this is, and the command an operator pastes to wait the
+        same way (``transcript``).
+        """
+        argv = self.argv(args, namespace=namespace, request_timeout=False)
+        shown = self.display(argv)
+        verbose = int(self.config.verbose)
+        if verbose:
+            log.info(
+                "%s", transcript_command(argv, wait=wait, by_hand=self._by_hand(wait, namespace))
             )
-        except FileNotFoundError:
-            raise ConfigurationError(
-                f"kubectl not found at {argv[0]!r}", {"kubectl": argv[0]}
-            ) from None
-        except PermissionError:
-            raise ConfigurationError(
-                f"kubectl at {argv[0]!r} is not executable", {"kubectl": argv[0]}
-            ) from None
-        except OSError as exc:  # e.g. ENOEXEC: not a program for this machine
-            raise ConfigurationError(
-                f"kubectl at {argv[0]!r} cannot be run: {exc.strerror or exc}",
-                {"kubectl": argv[0]},
-            ) from None
+        remaining = self.remaining()
+        if remaining is not None and remaining <= 0:
+            raise self._deadline_reached("before", shown)
+        cut = remaining is not None and remaining < seconds
+        bound = min(seconds, remaining) if remaining is not None else seconds
+        began = monotonic()
+        ended, returncode, stderr = watch_documents(argv, on_object, bound)
+        if returncode:
+            # Before any message is built: kubectl's stderr may repeat a credential bare.
+            register_kubeconfig_secrets(kubeconfig_paths(self.config))
+        if verbose:
+            log.info("%s", watched(ended, returncode, monotonic() - began, stderr))
+        if ended is not None:
+            return ended
+        if returncode:
+            raise self._explain_kubeconfig(classify(shown, returncode, stderr))
+        if cut:
+            raise self._deadline_reached("during", shown)
+        return False
 
-    def _execute_streaming(
-        self, proc: subprocess.Popen[str], stdin: str | None, timeout: float
-    ) -> tuple[int | None, str, str]:
-        """Echo kubectl's stdout (rollout progress) to our stderr line by line as it comes."""
-        out: list[str] = []
-        err: list[str] = []
-        refusals: list[str] = []
+    def _by_hand(self, wait: Wait | None, namespace: str | None) -> list[str] | None:
+        if wait is None or not wait.by_hand:
+            return None
+        return self.argv(wait.by_hand, namespace=namespace, request_timeout=False)
 
-        def feed() -> None:
-            # Without this a kubectl reading ``-f -`` would wait for stdin until killed.
-            if proc.stdin is None:
-                return
-            try:
-                if stdin:
-                    proc.stdin.write(stdin)
-                proc.stdin.close()
-            except (BrokenPipeError, ValueError):
-                pass  # kubectl exited (or was killed) before reading all of it
+    def _deadline_reached(self, when: str, shown: str) -> Timeout:
+        return Timeout(
+            f"the command's overall deadline ({self.config.deadline:g}s, --deadline) "
+            f"was reached {when}: {shown}",
+            {"command": shown, "reason": "deadline", "deadlineSeconds": self.config.deadline},
+        )
 
-        def pump(source: IO[str] | None, sink: list[str], echo: bool) -> None:
-            if source is None:
-                return
-            try:
-                for line in iter(source.readline, ""):
-                    sink.append(line)
-                    if echo and not progress.note(redact(line.rstrip())):
-                        # Under -v stderr is a pasteable log: progress goes in as comments.
-                        mark = "# " if self.config.verbose else ""
-                        self.progress.write(f"{mark}kubectl: {redact(line.rstrip())}\n")
-                        self.progress.flush()
-                    elif is_fatal_wait_line(line):
-                        refusals.append(line)
-                        # A refused watch (401/403) is retried until --timeout for nothing.
-                        # Not at the first refusal: client-go refreshes an exec plugin's
-                        # credential after a 401, so only a second one is final.
-                        if len(refusals) >= REFUSALS_TO_GIVE_UP:
-                            _kill_group(proc)
-            except (OSError, ValueError):
-                pass  # the pipe was closed under us after the drain period
-
-        threads = [
-            threading.Thread(target=pump, args=(proc.stdout, out, True), daemon=True),
-            threading.Thread(target=pump, args=(proc.stderr, err, False), daemon=True),
-            threading.Thread(target=feed, daemon=True),
-        ]
-        for thread in threads:
-            thread.start()
-        try:
-            returncode: int | None = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            proc.wait()
-            returncode = None
-        for thread in threads:
-            thread.join(timeout=KILL_DRAIN_SECONDS)
-        return returncode, "".join(out), "".join(err)
-
-
-def _kill_group(proc: subprocess.Popen[Any]) -> None:
-    """SIGKILL kubectl's whole process group (it leads it: ``start_new_session``).
-
-    The group outlives kubectl while any member lives, so its ID is not reused by then; once
-    the group is empty the kill finds nothing. A pid below 2 is never a group we made
-    (``killpg(0)`` would be our own group): then only the process itself is killed.
-    """
-    if proc.pid is not None and proc.pid > 1:
-        # ESRCH: the group is gone, nothing of it is left to kill.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    if proc.poll() is None:
-        proc.kill()
+    def _echo(self, line: str) -> None:
+        """kubectl's progress line: to the progress display, else to our stderr."""
+        if not progress.note(redact(line.rstrip())):
+            # Under -v stderr is a pasteable log: progress goes in as comments.
+            mark = "# " if self.config.verbose else ""
+            self.progress.write(f"{mark}kubectl: {redact(line.rstrip())}\n")
+            self.progress.flush()
 
 
 def _ignores_not_found(args: Sequence[str]) -> bool:
@@ -450,18 +354,8 @@ def _ignores_not_found(args: Sequence[str]) -> bool:
     return bool(flags) and flags[-1] in ("--ignore-not-found", "--ignore-not-found=true")
 
 
-def kubectl_environment() -> dict[str, str] | None:
-    """kubectl's environment: ours (``None``), unless HOME is set but not a directory."""
-    home = os.environ.get("HOME")
-    if home is None or os.path.isdir(home):
-        return None
-    return {**os.environ, "HOME": NO_HOME}
-
-
-def _text(output: bytes | str | None) -> str:
-    if not output:
-        return ""
-    return output if isinstance(output, str) else output.decode("utf-8", "replace")
+def _is_read(args: Sequence[str]) -> bool:
+    return bool(args) and str(args[0]) in READ_VERBS
 
 
 def wait_timeout_args(seconds: float) -> list[str]:

@@ -9,7 +9,12 @@ adapter did, later too:
 - A wait the adapter runs in slices (``Wait``) is shown once, as the one command that waits
   the whole ``--timeout``; the later slices are comments. Pasted, it waits as the adapter
   waits; the adapter only adds reads between slices, to stop early on a failure that cannot
-  heal.
+  heal. The adapter's waits are watches (``kubectl get … --watch``) it judges event by event
+  and kills once decided: pasted, such a watch would never end. So the watch is shown as a
+  comment, and the pasteable line is the kubectl command that waits for the same end state
+  (``Wait.by_hand``: ``rollout status``, ``wait --for=delete``) with the whole ``--timeout``.
+- A read whose 404 the adapter took for "absent" ends in ``|| true``: pasted under
+  ``bash -e`` it goes on, as the adapter did.
 - A guarded apply's manifest keeps its ``metadata.uid`` (pasted after the Deployment was
   deleted and re-created, the apply fails with a 409 rather than change the new one) but not
   its ``resourceVersion``: that only guards the instant between the adapter's read and its
@@ -29,11 +34,14 @@ from ..contract.redact import redact
 
 class Wait(NamedTuple):
     """This kubectl run is one slice (at most ``slice`` seconds) of a wait the adapter
-    bounds at ``total`` seconds; ``first`` for the first slice."""
+    bounds at ``total`` seconds; ``first`` for the first slice. ``by_hand``: for a watch,
+    the kubectl arguments that wait for the same end state, pasteable (its ``--timeout``
+    becomes ``total``)."""
 
     total: float
     first: bool
     slice: float
+    by_hand: tuple[str, ...] = ()
 
 
 # A top-level metadata field of a rendered manifest (two-space indent, as our template
@@ -83,20 +91,36 @@ def command(
     stdin: str | None = None,
     note: str = "",
     wait: Wait | None = None,
+    by_hand: Sequence[str] | None = None,
+    absent: bool = False,
 ) -> str:
     """One command as pasteable bash: the line, its note as a comment, its stdin heredoc.
 
     A later slice of a wait is only a comment: the first slice was shown as the whole wait.
+    ``by_hand`` (the argv of ``wait.by_hand``): ``argv`` is a watch, shown as a comment
+    above the command that waits the same way. ``absent``: the adapter read this command's
+    404 as "absent", so a paste goes on after it.
     """
     if wait is not None and not wait.first:
         return f"# still waiting: next slice, {display(argv)}"
+    watch = ""
+    if wait is not None and by_hand is not None:
+        watch = (
+            f"# the adapter watches: {display(argv)}\n"
+            "# (judging each event, killed once the wait is decided; pasted, a watch never "
+            "ends: the next line waits for the same end state)\n"
+        )
+        argv = by_hand
     shown = display(whole_wait(argv, wait.total) if wait is not None else argv)
     notes = [note] if note else []
+    if absent:
+        shown = f"{shown} || true"
+        notes.append('a 404 (NotFound) here is "absent" to the adapter, which goes on')
     if wait is not None and wait.total > wait.slice:
         notes.append(slicing_note(wait.total, wait.slice))
     comment = f"  # {'; '.join(notes)}" if notes else ""
     if stdin is None:
-        return f"{shown}{comment}"
+        return f"{watch}{shown}{comment}"
     body, version = pasteable_manifest(redact(stdin))
     if version is not None:
         body_note = (
@@ -111,8 +135,9 @@ def command(
 
 def slicing_note(total: float, slice_seconds: float) -> str:
     """How the adapter runs a wait that is shown whole."""
+    whole = seconds_arg(total).removesuffix("s")  # as the command's own --timeout says it
     return (
-        f"the adapter runs this wait in {slice_seconds:g} s slices until --timeout {total:g} s, "
+        f"the adapter runs this wait in {slice_seconds:g} s slices until --timeout {whole} s, "
         "with a read between slices to stop early when the wait cannot succeed"
     )
 
@@ -127,6 +152,15 @@ def outcome(returncode: int | None, seconds: float, stderr: str) -> str:
     first = next((line for line in lines if not _KLOG.match(line)), lines[0] if lines else "")
     said = f": {redact(first.strip())}" if first else ""
     return f"# exit {returncode} in {seconds:.2f} s{said}"
+
+
+def watched(ended: bool | None, returncode: int | None, seconds: float, stderr: str) -> str:
+    """The comment after one slice of a watch."""
+    if ended is True:
+        return f"# the watch decided the wait after {seconds:.2f} s"
+    if ended is False:
+        return f"# slice over after {seconds:.1f} s, the wait not decided yet"
+    return outcome(returncode, seconds, stderr)
 
 
 def kubectl_stderr(stderr: str) -> str:

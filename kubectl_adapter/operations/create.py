@@ -8,6 +8,7 @@ from ..contract.naming import ProviderId, identity_labels, selector_string
 from ..contract.spec import ContainerSpec
 from ..kubectl import commands
 from ..rules.ownership import check_ownership
+from ..rules.races import uid_of
 from ..rules.render import render_manifest
 from . import plans
 from .workload import Workloads
@@ -17,14 +18,14 @@ def create(node: Workloads, namespace: str, spec: ContainerSpec) -> Snapshot | D
     pid = ProviderId(namespace, spec.hostname)
     manifest = render_manifest(spec, namespace)
     selector = selector_string(identity_labels(spec.container_id))
-    apply = commands.apply()
+    apply = commands.apply_read_back()
     if node.config.dry_run:
         # The selector follows from the spec's container ID: no read is needed.
         return plans.build(
             node.runner,
-            (commands.get_deployment(pid.name), ""),
+            plans.Step(commands.get_deployment(pid.name), absent_ok=True),
             (apply, ""),
-            plans.rollout_step(pid.name, node.config.timeout),
+            plans.watch_step(pid.name, commands.rollout_status(pid.name, node.config.timeout)),
             (commands.workload(selector), ""),
             namespace=namespace,
             manifest=manifest,
@@ -37,5 +38,7 @@ def create(node: Workloads, namespace: str, spec: ContainerSpec) -> Snapshot | D
         # Nothing was sent yet: the caller has nothing on the cluster to clean up or keep.
         exc.details["applied"] = False
         raise
-    node.runner.run(apply, namespace=namespace, stdin=manifest)
-    return node.until_running(pid, selector, None, "create")
+    applied = node.runner.run_json(apply, namespace=namespace, stdin=manifest)
+    applied = applied if isinstance(applied, dict) else None
+    uid = uid_of(applied) or uid_of(existing)
+    return node.until_running(pid, selector, uid, "create", applied)

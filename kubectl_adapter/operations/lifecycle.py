@@ -3,138 +3,158 @@
 from __future__ import annotations
 
 import copy
-from time import monotonic
+from typing import Any
 
-from ..contract.errors import Timeout
+from ..contract.errors import AdapterError, NotFound, Timeout
 from ..contract.models import DeleteResult, DryRunPlan, Snapshot
-from ..contract.naming import ProviderId, deployment_selector, parse_provider_id
+from ..contract.naming import deployment_selector, owner_labels, parse_provider_id
 from ..kubectl import commands, progress
 from ..kubectl.runner import process_bound
-from ..kubectl.transcript import Wait
 from ..rules.ownership import check_ownership
-from ..rules.races import not_deleted, stop_interrupted, uid_of
+from ..rules.races import not_deleted, rollout_event, stop_event, uid_of
 from ..rules.snapshots import build_snapshot
 from ..rules.status import desired_replicas
 from . import plans
-from .waits import SLICE_SECONDS
+from .waits import SLICE_SECONDS, wait_budget, watch_deployment
 from .workload import Workloads
 
 
 def start(
     node: Workloads, provider_id: str, container_id: str | None = None
 ) -> Snapshot | DryRunPlan:
-    """Scale to 1 and wait until available; a running workload is left alone."""
+    """Scale to 1 (ownership tested in the same request) and wait until available."""
     pid = parse_provider_id(provider_id)
-    deployment = node.require_deployment(pid)
-    check_ownership(deployment, container_id=container_id, node_id=node.config.node_id)
-    selector = deployment_selector(deployment)
-    scale = desired_replicas(deployment) != 1
     if node.config.dry_run:
+        owner = owner_labels(container_id, node.config.node_id)
+        deployment = node.require_deployment(pid)
+        check_ownership(deployment, container_id=container_id, node_id=node.config.node_id)
+        # The patch changes nothing on a running workload: then it shows the rollout
+        # complete and no wait runs.
+        rollout = commands.rollout_status(pid.name, node.config.timeout)
+        done = desired_replicas(deployment) == 1 and _quietly(
+            lambda: rollout_event(pid, "ADDED", deployment, None, "start")
+        )
         return plans.build(
             node.runner,
-            (commands.get_deployment(pid.name), ""),
-            *([(commands.scale(pid.name, 1), "")] if scale else []),
-            plans.rollout_step(pid.name, node.config.timeout),
-            (commands.workload(selector), ""),
+            (commands.patch_replicas(pid.name, 1, owner), ""),
+            *([] if done else [plans.watch_step(pid.name, rollout)]),
+            (commands.workload(deployment_selector(deployment)), ""),
             namespace=pid.namespace,
         )
-    if scale:
-        node.runner.run(commands.scale(pid.name, 1), namespace=pid.namespace)
-    return node.until_running(pid, selector, uid_of(deployment), "start")
+    patched = node.set_replicas(pid, 1, container_id)
+    return node.until_running(pid, deployment_selector(patched), uid_of(patched), "start", patched)
 
 
 def stop(
     node: Workloads, provider_id: str, container_id: str | None = None
 ) -> Snapshot | DryRunPlan:
-    """Scale to 0 and wait until the pods are gone; the Deployment stays."""
+    """Scale to 0 (ownership tested in the same request) and wait until no Pod is live."""
     pid = parse_provider_id(provider_id)
-    deployment = node.require_deployment(pid)
-    check_ownership(deployment, container_id=container_id, node_id=node.config.node_id)
-    selector = deployment_selector(deployment)
-    scale = desired_replicas(deployment) != 0
     if node.config.dry_run:
-        wait = commands.pods_gone(selector, plans.first_slice(node.config.timeout))
+        owner = owner_labels(container_id, node.config.node_id)
+        deployment = node.require_deployment(pid)
+        check_ownership(deployment, container_id=container_id, node_id=node.config.node_id)
+        gone = commands.pods_gone(deployment_selector(deployment), node.config.timeout)
+        done = desired_replicas(deployment) == 0 and _quietly(
+            lambda: stop_event(pid, "ADDED", deployment, None)
+        )
         return plans.build(
             node.runner,
-            (commands.get_deployment(pid.name), ""),
-            *([(commands.scale(pid.name, 0), "")] if scale else []),
-            (wait, ""),
+            (commands.patch_replicas(pid.name, 0, owner), ""),
+            *([] if done else [plans.watch_step(pid.name, gone)]),
             namespace=pid.namespace,
         )
-    if scale:
-        node.runner.run(commands.scale(pid.name, 0), namespace=pid.namespace)
-    with progress.awaiting(f"the Pods of {pid} to go", node.config.timeout):
-        wait_pods_gone(node, pid, selector, uid_of(deployment))
-    stopped = copy.deepcopy(deployment)
-    stopped.setdefault("spec", {})["replicas"] = 0
-    stopped["status"] = {
-        "observedGeneration": deployment.get("status", {}).get("observedGeneration", 0)
-    }
-    return build_snapshot(stopped, [], [])
+    patched = node.set_replicas(pid, 0, container_id)
+    uid = uid_of(patched)
 
+    def judge(kind: str, deployment: dict[str, Any] | None) -> bool:
+        return stop_event(pid, kind, deployment, uid)
 
-def wait_pods_gone(node: Workloads, pid: ProviderId, selector: str, uid: str | None) -> None:
-    """``kubectl wait --for=delete`` in slices; between slices one read of the Deployment
-    notices a start (or a replacement) racing this stop, whose new pod would otherwise
-    hold the wait until ``--timeout``."""
-    deadline = monotonic() + node.config.timeout
-    first = True
-    while True:
-        step = max(1.0, min(deadline - monotonic(), SLICE_SECONDS))
-        try:
-            node.runner.run(
-                commands.pods_gone(selector, step),
-                namespace=pid.namespace,
-                timeout=process_bound(step),
-                request_timeout=False,
-                wait=Wait(node.config.timeout, first, SLICE_SECONDS),
-            )
-            return
-        except Timeout as exc:
-            problem = stop_interrupted(pid, node.get_deployment(pid), uid)
-            if problem is not None:
-                raise problem from exc
-            if monotonic() >= deadline - 0.5:
-                message, details = node.explainer(pid.namespace, pid.name, selector)()
-                raise Timeout(f"pods of {pid} still present: {message}", details) from exc
-        first = False
+    final: dict[str, Any] | None = patched
+    if not judge("ADDED", patched):
+        selector = deployment_selector(patched)
+
+        def on_timeout() -> AdapterError:
+            message, details = node.explainer(pid.namespace, pid.name, selector)()
+            return Timeout(f"pods of {pid} still present: {message}", details)
+
+        final = watch_deployment(
+            node.runner,
+            pid,
+            owner_labels(None, None),
+            wait_budget(node.config.timeout, node.config.started),
+            judge,
+            lambda: SLICE_SECONDS,
+            on_timeout,
+            awaited=f"the Pods of {pid} to go",
+            by_hand=commands.pods_gone(selector, node.config.timeout),
+        )
+    if final is None:  # deleted meanwhile: its pods went with it
+        final = copy.deepcopy(patched)
+        final["status"] = {"observedGeneration": final.get("metadata", {}).get("generation", 0)}
+    return build_snapshot(final, [], [])
 
 
 def delete(
     node: Workloads, provider_id: str, container_id: str | None = None
 ) -> DeleteResult | DryRunPlan:
-    """Foreground-delete the Deployment: Kubernetes garbage-collects ReplicaSets and Pods."""
+    """Foreground-delete the Deployment: Kubernetes garbage-collects ReplicaSets and Pods.
+
+    The delete selects on Manager's labels and the name, so the API server's list decides
+    ownership in the call itself; the read before it keeps the uid, which tells a
+    Deployment re-created meanwhile (Conflict) from a delete answered by a false 404
+    (Unavailable).
+    """
     pid = parse_provider_id(provider_id)
-    delete = commands.delete_deployment(pid.name, node.config.timeout)
+    owner = owner_labels(container_id, node.config.node_id)
+    delete = commands.delete_owned(pid.name, owner, node.config.timeout)
     deployment = node.get_deployment(pid)
     if deployment is not None:
         check_ownership(deployment, container_id=container_id, node_id=node.config.node_id)
     if node.config.dry_run:
-        get: plans.Step = (commands.get_deployment(pid.name), "")
+        get = plans.Step(commands.get_deployment(pid.name), absent_ok=True)
         if deployment is None:
             return plans.build(node.runner, get, namespace=pid.namespace)
-        confirm: plans.Step = (commands.get_deployment(pid.name), "confirms it is gone")
-        return plans.build(node.runner, get, (delete, ""), confirm, namespace=pid.namespace)
+        note = "if it deletes nothing: get deployments --field-selector metadata.name=NAME"
+        return plans.build(node.runner, get, (delete, note), namespace=pid.namespace)
     if deployment is None:
         return DeleteResult(provider_id=str(pid), deleted=False, already_missing=True)
     selector = deployment_selector(deployment)
     try:
         with progress.awaiting(f"deletion of {pid} and its Pods", node.config.timeout):
-            node.runner.run(
+            result = node.runner.run(
                 delete,
                 namespace=pid.namespace,
                 timeout=process_bound(node.config.timeout),
                 request_timeout=False,
             )
+    except NotFound as exc:
+        # The DELETE was answered 404: deleted by another job just now, or a 404 that is
+        # not the truth. Look, by list (not the path that answered 404).
+        problem = not_deleted(pid, node.find_deployment(pid), uid_of(deployment))
+        if problem is not None:
+            raise problem from exc
+        return DeleteResult(provider_id=str(pid), deleted=False, already_missing=True)
     except Timeout as exc:
-        # kubectl waits for whatever now bears the name: maybe a re-created Deployment.
-        current = node.get_deployment(pid)
+        # kubectl waits for the uid it deleted: maybe a Deployment re-created meanwhile.
+        current = node.find_deployment(pid)
         if current is not None and uid_of(current) != uid_of(deployment):
             raise not_deleted(pid, current, uid_of(deployment)) or exc from exc
         message, details = node.explainer(pid.namespace, pid.name, selector)()
         raise Timeout(f"deletion of {pid} not finished: {message}", details) from exc
-    # kubectl exits 0 on a 404 (--ignore-not-found), whoever caused it: look.
-    problem = not_deleted(pid, node.get_deployment(pid), uid_of(deployment))
+    if f'"{pid.name}" deleted' in result.stdout:
+        # kubectl deleted it and waited (by uid) until it was gone.
+        return DeleteResult(provider_id=str(pid), deleted=True, already_missing=False)
+    # Nothing deleted: the list found none (deleted, or relabelled, meanwhile).
+    problem = not_deleted(pid, node.find_deployment(pid), uid_of(deployment))
     if problem is not None:
         raise problem
-    return DeleteResult(provider_id=str(pid), deleted=True, already_missing=False)
+    return DeleteResult(provider_id=str(pid), deleted=False, already_missing=True)
+
+
+def _quietly(judge: Any) -> bool:
+    """A judge's verdict for a plan: an error it would raise means a wait would run."""
+    try:
+        return bool(judge())
+    except AdapterError:
+        return False

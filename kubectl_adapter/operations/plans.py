@@ -4,47 +4,66 @@ Each step is the argument list from ``commands`` (the same the real run passes t
 runner) and a note. ``kubectl.transcript`` writes them, as it writes the ``-v`` log: the note
 becomes a shell comment (when or how often the command runs), the manifest of an ``-f -``
 follows as a heredoc, and a wait is the one command that waits the whole ``--timeout``. So a
-plan pastes into bash as is, a minute later too.
+plan pastes into bash as is, a minute later too. A wait the adapter runs as a watch is shown
+as a comment, followed by the kubectl command that waits for the same end state.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ..contract.models import DryRunPlan
-from ..kubectl.commands import rollout_status
+from ..contract.naming import owner_labels
+from ..kubectl.commands import watch_deployment
 from ..kubectl.runner import KubectlRunner
 from ..kubectl.transcript import Wait, command, pasteable_manifest
 from .waits import SLICE_SECONDS
 
-Step = tuple[list[str], str]
+
+class Step(NamedTuple):
+    """One command of a plan. ``by_hand``: the command is the adapter's watch, and this is
+    what an operator pastes to wait the same way. ``absent_ok``: a read whose 404 the
+    operation takes for "absent"."""
+
+    args: list[str]
+    note: str = ""
+    by_hand: list[str] | None = None
+    absent_ok: bool = False
+
 
 # The runner gives these no --request-timeout (it would cut a long wait short).
 _WAITS = ("rollout", "wait", "delete")
 
 
-def _sliced(args: list[str]) -> bool:
-    """A wait the real run runs in slices (``rollout status``, ``wait --for=delete``)."""
-    return args[:2] == ["rollout", "status"] or args[:1] == ["wait"]
+def _is_wait(args: list[str]) -> bool:
+    return args[0] in _WAITS or "--watch" in args
 
 
 def build(
-    runner: KubectlRunner, *steps: Step, namespace: str, manifest: str | None = None
+    runner: KubectlRunner,
+    *steps: Step | tuple[list[str], str],
+    namespace: str,
+    manifest: str | None = None,
 ) -> DryRunPlan:
     """Each command as the real run passes it to kubectl, shell-quoted, ready to paste."""
     shown = []
     total = runner.config.timeout
-    for args, note in steps:
-        argv = runner.argv(args, namespace=namespace, request_timeout=args[0] not in _WAITS)
+    for step in steps:
+        args, note, by_hand, absent_ok = Step(*step)
+        argv = runner.argv(args, namespace=namespace, request_timeout=not _is_wait(args))
         stdin = manifest if "-f" in args else None
-        wait = Wait(total, True, SLICE_SECONDS) if _sliced(args) else None
-        shown.append(command(argv, stdin=stdin, note=note, wait=wait))
+        wait = by_hand_argv = None
+        if by_hand is not None:
+            wait = Wait(total, True, SLICE_SECONDS, tuple(by_hand))
+            by_hand_argv = runner.argv(by_hand, namespace=namespace, request_timeout=False)
+        shown.append(
+            command(argv, stdin=stdin, note=note, wait=wait, by_hand=by_hand_argv, absent=absent_ok)
+        )
     pasted = pasteable_manifest(manifest)[0] if manifest is not None else None
     return DryRunPlan(commands=shown, manifest=pasted)
 
 
-def first_slice(timeout: float) -> float:
-    """The ``--timeout`` of a wait's first kubectl run."""
-    return min(timeout, SLICE_SECONDS)
-
-
-def rollout_step(name: str, timeout: float, note: str = "") -> Step:
-    return rollout_status(name, first_slice(timeout)), note
+def watch_step(name: str, by_hand: list[str], note: str = "") -> Step:
+    """A wait: the Deployment's watch, judged event by event (killed when it is over);
+    ``by_hand`` waits for the same end state when pasted."""
+    return Step(watch_deployment(name, owner_labels(None, None)), note, by_hand)

@@ -8,6 +8,7 @@ live in ``workload``. This class only binds them to one node's configuration and
 from __future__ import annotations
 
 import builtins
+from typing import TYPE_CHECKING
 
 from ..contract.models import (
     CheckResult,
@@ -17,12 +18,14 @@ from ..contract.models import (
     NodeInfo,
     Snapshot,
 )
-from ..contract.spec import ContainerSpec
 from ..kubectl.config import ClusterConfig
 from ..kubectl.runner import KubectlRunner
-from ..rules.render import render_manifest
-from . import create, lifecycle, reading, reconfigure
 from .workload import Workloads
+
+if TYPE_CHECKING:
+    from ..contract.spec import ContainerSpec
+
+# Each operation's module is imported when it runs: a command loads only its own steps.
 
 
 class KubernetesProvider:
@@ -41,14 +44,20 @@ class KubernetesProvider:
         return self._namespace
 
     def render(self, spec: ContainerSpec) -> str:
+        from ..rules.render import render_manifest
+
         return render_manifest(spec, self.namespace())
 
     def create(self, spec: ContainerSpec) -> Snapshot | DryRunPlan:
         """Apply the Deployment (server-side) and wait until its replica is available."""
+        from . import create
+
         return create.create(self.workloads, self.namespace(), spec)
 
     def status(self, provider_id: str) -> Snapshot:
         """Never raises for an unreachable or refusing API: that answer is ``unknown``."""
+        from . import reading
+
         return reading.status(self.workloads, provider_id)
 
     def list(self, node_id: str | None = None) -> builtins.list[Snapshot]:
@@ -61,16 +70,22 @@ class KubernetesProvider:
 
     def start(self, provider_id: str, container_id: str | None = None) -> Snapshot | DryRunPlan:
         """Scale to 1 and wait until available; a running workload is left alone."""
+        from . import lifecycle
+
         return lifecycle.start(self.workloads, provider_id, container_id)
 
     def stop(self, provider_id: str, container_id: str | None = None) -> Snapshot | DryRunPlan:
         """Scale to 0 and wait until the pods are gone; the Deployment stays."""
+        from . import lifecycle
+
         return lifecycle.stop(self.workloads, provider_id, container_id)
 
     def reconfigure(
         self, provider_id: str, spec: ContainerSpec, *, rollback_on_failure: bool = False
     ) -> Snapshot | DryRunPlan:
         """Re-apply the Pod template from ``spec``; same Deployment, replicas untouched."""
+        from . import reconfigure
+
         return reconfigure.reconfigure(
             self.workloads, provider_id, spec, rollback_on_failure=rollback_on_failure
         )
@@ -79,10 +94,14 @@ class KubernetesProvider:
         self, provider_id: str, container_id: str | None = None
     ) -> DeleteResult | DryRunPlan:
         """Foreground-delete the Deployment: Kubernetes garbage-collects ReplicaSets and Pods."""
+        from . import lifecycle
+
         return lifecycle.delete(self.workloads, provider_id, container_id)
 
     def network(self, provider_id: str) -> NetworkInfo:
         """The current Ready Pod's IP: ephemeral, never an identity."""
+        from . import reading
+
         return reading.network(self.workloads, provider_id)
 
     def check(self) -> CheckResult:
@@ -98,5 +117,7 @@ class KubernetesProvider:
 
     def read_plan(self, command: str, provider_id: str | None = None) -> DryRunPlan:
         """What a read-only command would run (``--dry-run``)."""
+        from . import reading
+
         namespace = self.namespace() if provider_id is None else None
         return reading.read_plan(self.workloads, namespace, command, provider_id)

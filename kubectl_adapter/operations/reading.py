@@ -55,7 +55,7 @@ def read_plan(
     runner = node.runner
     if provider_id is not None:
         pid = parse_provider_id(provider_id)
-        get: plans.Step = (commands.get_deployment(pid.name), "")
+        get = plans.Step(commands.get_deployment(pid.name), absent_ok=command != "network")
         deployment = node.get_deployment(pid)
         if command == "network":
             if deployment is None:

@@ -49,8 +49,10 @@ def reconfigure(
             (commands.get_deployment(pid.name), ""),
             (apply, ""),
             *_restore_plan(pid.name, before),
-            plans.rollout_step(
-                pid.name, node.config.timeout, "only if the apply changed the generation"
+            plans.watch_step(
+                pid.name,
+                commands.rollout_status(pid.name, node.config.timeout),
+                "unless the apply shows the rollout complete",
             ),
             *([] if stopped else [(commands.workload(selector), "")]),
             namespace=pid.namespace,
@@ -58,15 +60,12 @@ def reconfigure(
         )
     before, after = apply_pinned(node, pid, spec, before, apply)
     after = restore(node, pid, after)
-    generation = before["metadata"].get("generation")
-    changed = after.get("metadata", {}).get("generation") != generation
-    if changed or before.get("status", {}).get("observedGeneration") != generation:
-        try:
-            node.wait(pid.namespace, pid.name, selector)
-        except AdapterError as exc:
-            if rollback_on_failure and exc.type in ("RolloutFailed", "Timeout"):
-                raise rollback(node, pid, selector, exc) from exc
-            raise
+    try:
+        node.wait(pid, selector, uid_of(before), "reconfigure", after)
+    except AdapterError as exc:
+        if rollback_on_failure and exc.type in ("RolloutFailed", "Timeout"):
+            raise rollback(node, pid, selector, exc) from exc
+        raise
     if desired_replicas(after) == 0 and after.get("metadata", {}).get("generation"):
         # Stopped: no pod to read an IP from, and the wait has just confirmed the new
         # generation was observed, so the applied object says all there is (3 calls).
@@ -95,7 +94,7 @@ def _restore_plan(name: str, before: dict[str, Any]) -> list[plans.Step]:
     if patch is None:
         return []
     text = json.dumps(patch, separators=(",", ":"), sort_keys=True)
-    return [(commands.restore(name, text), "takes back what another manager added")]
+    return [plans.Step(commands.restore(name, text), "takes back what another manager added")]
 
 
 def _saying_restored(snapshot: Snapshot, before: dict[str, Any]) -> Snapshot:
@@ -112,6 +111,9 @@ def _saying_restored(snapshot: Snapshot, before: dict[str, Any]) -> Snapshot:
 def check_reconfigurable(node: Workloads, deployment: dict[str, Any], spec: ContainerSpec) -> None:
     check_ownership(deployment, node_id=node.config.node_id)
     check_identity(deployment, spec.container_id, spec.node_id)
+    # A paused Deployment (Manager never pauses) is drift like any other: the restore patch
+    # after the apply takes the pause back, so the new template rolls out. Were it left
+    # paused, the wait's first look would say so (RolloutFailed), not its --timeout.
 
 
 def apply_pinned(
@@ -154,7 +156,7 @@ def rollback(
     outcome: dict[str, Any] = {"performed": True}
     try:
         node.runner.run(["rollout", "undo", f"deployment/{pid.name}"], namespace=pid.namespace)
-        node.wait(pid.namespace, pid.name, selector)
+        node.wait(pid, selector, None, "reconfigure")
         outcome["succeeded"] = True
         outcome["message"] = "rolled back to the previous revision, which is available"
     except AdapterError as exc:

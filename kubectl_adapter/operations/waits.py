@@ -1,92 +1,49 @@
 """Bounded waits on kubectl, with the reason attached when they fail.
 
-``kubectl rollout status`` returns the moment the rollout completes (it watches), but it never
-notices a pod stuck in ImagePullBackOff or CrashLoopBackOff: it would wait out the whole
-timeout. So the wait runs in slices; between slices one read looks for failures that will
-not heal, and the wait ends early with RolloutFailed when it finds one (or when the
-Deployment says ReplicaFailure: no Pod can be created). An Unschedulable Pod still in its grace
-is not such a failure: the next slice ends when the grace does, and the read after it decides.
+A wait is the Deployment's watch (``kubectl get deployments … --watch -o json``), each event
+judged as it comes, so a wait that can no longer succeed ends at once. The watch never shows
+a pod stuck in ImagePullBackOff or CrashLoopBackOff, so it runs in slices; between slices
+one read looks for failures that will not heal, and the wait ends early with RolloutFailed
+when it finds one. An Unschedulable Pod still in its grace is not such a failure: the next
+slice ends when the grace does, and the read after it decides.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from math import ceil
 from time import monotonic
 from typing import Any
 
 from ..contract.errors import AdapterError, RolloutFailed, Timeout
-from ..kubectl.runner import KubectlRunner, process_bound, wait_timeout_args
+from ..contract.naming import ProviderId
+from ..kubectl import commands, progress
+from ..kubectl.runner import KubectlRunner
 from ..kubectl.transcript import Wait
-from ..rules import clock
-from ..rules.selection import select_owned
-from ..rules.status import rollout_check
 
 SLICE_SECONDS = 10.0
 
+# What a wait leaves of ``--timeout`` for the reads that explain a wait that ran out (the
+# workload and its Warning events) and for exiting, so the command ends within --timeout + 1 s.
+EXPLAIN_RESERVE_SECONDS = 0.7
+
+
+def wait_budget(timeout: float, started: float | None) -> float:
+    """A wait's share of ``--timeout``, counted from the command's start (``started``, a
+    ``monotonic()`` value): what is left, less the explaining reserve. Without a start (a
+    library call) the wait has all of it."""
+    if started is None:
+        return timeout
+    return max(1.0, timeout - (monotonic() - started) - EXPLAIN_RESERVE_SECONDS)
+
+
 Explainer = Callable[[], tuple[str, dict[str, Any]]]
-Reader = Callable[[], tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]]
 
 
-def wait_rollout(
-    runner: KubectlRunner,
-    namespace: str,
-    name: str,
-    timeout: float,
-    read: Reader,
-    explain: Explainer,
-    *,
-    slice_seconds: float = SLICE_SECONDS,
-) -> None:
-    """Wait until the Deployment's rollout is complete, at most ``timeout`` seconds."""
-    deadline = monotonic() + timeout
-    next_slice = slice_seconds
-    first = True
-    while True:
-        remaining = deadline - monotonic()
-        step = max(1.0, min(remaining, next_slice))
-        try:
-            runner.run(
-                ["rollout", "status", f"deployment/{name}", *wait_timeout_args(step)],
-                namespace=namespace,
-                timeout=process_bound(step),
-                stream=True,
-                request_timeout=False,
-                wait=Wait(timeout, first, slice_seconds),
-            )
-            return
-        except RolloutFailed as exc:
-            raise _enrich(RolloutFailed, exc, explain) from exc
-        except Timeout as exc:
-            if monotonic() >= deadline - 0.5:
-                raise _at_deadline(exc, explain, timeout, f"{namespace}/{name}") from exc
-        deployment, replicasets, pods = read()
-        if deployment is None:
-            raise RolloutFailed(f"deployment {namespace}/{name} was deleted during the wait")
-        first = False
-        check = rollout_check(
-            deployment, select_owned(deployment, replicasets, pods), now=clock.utc_now()
-        )
-        if check.failure is not None:
-            message, details = explain()
-            raise RolloutFailed(
-                f"rollout of {namespace}/{name} cannot succeed: {check.failure} | {message}",
-                details,
-            )
-        next_slice = slice_seconds
-        if check.recheck_in is not None:
-            # kubectl takes whole seconds: end the slice just after the grace does.
-            next_slice = min(slice_seconds, ceil(check.recheck_in) + 1.0)
-
-
-def _at_deadline(
-    exc: AdapterError, explain: Explainer, timeout: float, workload: str
-) -> AdapterError:
-    """The bound is spent. A Pod failing by then (crash loop, pull error, no Pod can be
-    created) is RolloutFailed: retrying the same spec fails again. Otherwise a Timeout: the
-    Pod was still starting, or started and never became ready."""
+def timed_out(explain: Explainer, timeout: float, workload: str) -> AdapterError:
+    """A watched wait whose bound is spent. A Pod failing by then (crash loop, pull error,
+    no Pod can be created) is RolloutFailed: retrying the same spec fails again. Otherwise a
+    Timeout: the Pod was still starting, or started and never became ready."""
     message, details = explain()
-    details["kubectl"] = exc.details
     failing = details.get("failing") or []
     if failing:
         return RolloutFailed(
@@ -95,11 +52,84 @@ def _at_deadline(
     return Timeout(f"rollout not complete after {timeout:g}s: {message}", details)
 
 
-def _enrich(
-    kind: type[AdapterError], exc: AdapterError, explain: Explainer, timeout: float | None = None
-) -> AdapterError:
-    """The same error kind, carrying conditions, pod reasons and events."""
-    message, details = explain()
-    details["kubectl"] = exc.details
-    prefix = f"rollout not complete after {timeout:g}s" if timeout is not None else exc.message
-    return kind(f"{prefix}: {message}", details)
+# One event of the Deployment's watch: ("ADDED"/"MODIFIED"/"DELETED", the object or None
+# when deleted) -> True when the wait is over; raises when it can no longer succeed.
+Judge = Callable[[str, dict[str, Any] | None], bool]
+# Between two watch slices: a read that looks where the watch cannot (Pods); returns the
+# length of the next slice, raises when the wait cannot succeed.
+Between = Callable[[], float]
+
+
+def watch_deployment(
+    runner: KubectlRunner,
+    pid: ProviderId,
+    owner: dict[str, str],
+    timeout: float,
+    judge: Judge,
+    between: Between,
+    on_timeout: Callable[[], AdapterError],
+    *,
+    awaited: str,
+    by_hand: list[str],
+    slice_seconds: float = SLICE_SECONDS,
+) -> dict[str, Any] | None:
+    """Watch the Deployment (one kubectl per slice) until ``judge`` says the wait is over;
+    return its last state (None: deleted). Every change is judged as it happens, so a wait
+    that can no longer succeed (deleted, replaced, scaled the other way, paused) ends at
+    once, not at ``--timeout``.
+
+    ``awaited`` names the wait for a progress display; ``by_hand`` is the kubectl command
+    that waits for the same end state, which the ``-v`` log gives an operator to paste in
+    place of the watch (``transcript``)."""
+    with progress.awaiting(awaited, timeout):
+        return _watch(
+            runner, pid, owner, timeout, judge, between, on_timeout, by_hand, slice_seconds
+        )
+
+
+def _watch(
+    runner: KubectlRunner,
+    pid: ProviderId,
+    owner: dict[str, str],
+    timeout: float,
+    judge: Judge,
+    between: Between,
+    on_timeout: Callable[[], AdapterError],
+    by_hand: list[str],
+    slice_seconds: float,
+) -> dict[str, Any] | None:
+    deadline = monotonic() + timeout
+    last: list[dict[str, Any] | None] = [None]
+
+    def on_event(document: Any) -> bool:
+        kind = document.get("type") if isinstance(document, dict) else None
+        obj = document.get("object") if isinstance(document, dict) else None
+        if kind not in ("ADDED", "MODIFIED", "DELETED") or not isinstance(obj, dict):
+            return False  # ERROR (a watch expired) or a bookmark: the next slice re-lists
+        last[0] = None if kind == "DELETED" else obj
+        progress.note(_counts(obj) if kind != "DELETED" else "the Deployment was deleted")
+        return judge(str(kind), last[0])
+
+    next_slice = slice_seconds
+    first = True
+    while True:
+        step = max(1.0, min(deadline - monotonic(), next_slice))
+        args = commands.watch_deployment(pid.name, owner)
+        wait = Wait(timeout, first, slice_seconds, tuple(by_hand))
+        if runner.watch(args, on_event, namespace=pid.namespace, seconds=step, wait=wait):
+            return last[0]
+        first = False
+        if monotonic() >= deadline - 0.5:
+            raise on_timeout()
+        next_slice = min(slice_seconds, between())
+
+
+def _counts(deployment: dict[str, Any]) -> str:
+    """The Deployment's replica counts, for a progress display."""
+    status = deployment.get("status") or {}
+    wanted = (deployment.get("spec") or {}).get("replicas", 1)
+    counts = ", ".join(
+        f"{status.get(key) or 0} {word}"
+        for key, word in (("replicas", "live"), ("updatedReplicas", "updated"))
+    )
+    return f"{counts}, {status.get('availableReplicas') or 0} of {wanted} available"

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+from math import ceil
 from typing import Any
 
-from ..contract.errors import AdapterError, NotFound
+from ..contract.errors import AdapterError, Conflict, InvalidInput, NotFound, RolloutFailed
 from ..contract.models import Snapshot
-from ..contract.naming import ProviderId
+from ..contract.naming import ProviderId, owner_labels
 from ..contract.statuses import Status
-from ..kubectl import commands, progress
+from ..kubectl import commands
 from ..kubectl.config import ClusterConfig
 from ..kubectl.runner import KubectlRunner
-from ..rules.races import not_running
+from ..rules import clock
+from ..rules.ownership import check_ownership
+from ..rules.races import not_running, rollout_event
+from ..rules.selection import select_owned
 from ..rules.snapshots import build_snapshot, placeholder_snapshot, split_kinds
-from .waits import wait_rollout
+from ..rules.status import rollout_check
+from .waits import SLICE_SECONDS, timed_out, wait_budget, watch_deployment
 
 Objects = tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]
 
@@ -25,19 +30,22 @@ class Workloads:
         self.config = config
         self.runner = runner
 
-    def get_deployment(self, pid: ProviderId) -> dict[str, Any] | None:
+    def get_deployment(self, pid: ProviderId, *, absent_ok: bool = True) -> dict[str, Any] | None:
         """The Deployment, or None when the API server says 404 (kubectl's NotFound error).
 
         Not ``--ignore-not-found``: with it an absent object prints nothing, and so would a
-        broken kubectl or wrapper that exits 0, making a running Deployment "missing"."""
+        broken kubectl or wrapper that exits 0, making a running Deployment "missing".
+        ``absent_ok``: the operation goes on without it (the ``-v`` log says so)."""
         try:
-            found = self.runner.run_json(commands.get_deployment(pid.name), namespace=pid.namespace)
+            found = self.runner.run_json(
+                commands.get_deployment(pid.name), namespace=pid.namespace, absent_ok=absent_ok
+            )
         except NotFound:
             return None
         return found if isinstance(found, dict) else None
 
     def require_deployment(self, pid: ProviderId) -> dict[str, Any]:
-        deployment = self.get_deployment(pid)
+        deployment = self.get_deployment(pid, absent_ok=False)
         if deployment is None:
             raise NotFound(f"deployment {pid} not found", {"providerId": str(pid)})
         return deployment
@@ -77,25 +85,93 @@ class Workloads:
 
         return explain
 
-    def wait(self, namespace: str, name: str, selector: str) -> None:
-        def read() -> Objects:
-            objects = self.read_workload(namespace, name, selector)
-            if objects[0] is None:  # deleted between two slices: by another job
-                raise NotFound(
-                    f"deployment {namespace}/{name} was deleted during the wait",
-                    {"providerId": f"{namespace}/{name}"},
-                )
-            return objects
+    def find_deployment(self, pid: ProviderId) -> dict[str, Any] | None:
+        """The Deployment by name, as a list: not the object's own path (which may be the
+        one that answered a false 404)."""
+        data = self.runner.run_json(commands.find_deployment(pid.name), namespace=pid.namespace)
+        items = (data or {}).get("items") or []
+        return items[0] if items else None
 
-        with progress.awaiting(f"rollout of {namespace}/{name}", self.config.timeout):
-            wait_rollout(
-                self.runner,
-                namespace,
-                name,
-                self.config.timeout,
-                read,
-                self.explainer(namespace, name, selector),
+    def set_replicas(
+        self, pid: ProviderId, replicas: int, container_id: str | None
+    ) -> dict[str, Any]:
+        """``kubectl patch`` with the ownership tests in the same request; the Deployment as
+        it is after the patch. A refused test costs one read, to say whose it is."""
+        owner = owner_labels(container_id, self.config.node_id)
+        try:
+            patched = self.runner.run_json(
+                commands.patch_replicas(pid.name, replicas, owner), namespace=pid.namespace
             )
+        except NotFound as exc:
+            raise NotFound(
+                f"deployment {pid} not found", {"providerId": str(pid), "kubectl": exc.details}
+            ) from exc
+        except InvalidInput as exc:  # 422: a test operation failed, nothing was changed
+            current = self.require_deployment(pid)
+            check_ownership(current, container_id=container_id, node_id=self.config.node_id)
+            raise Conflict(
+                f"deployment {pid} changed owner labels while it was scaled; nothing was "
+                "changed: retry",
+                {"providerId": str(pid), "kubectl": exc.details},
+            ) from exc
+        if not isinstance(patched, dict):
+            raise NotFound(f"deployment {pid} not found", {"providerId": str(pid)})
+        return patched
+
+    def wait(
+        self,
+        pid: ProviderId,
+        selector: str,
+        uid: str | None,
+        verb: str,
+        current: dict[str, Any] | None = None,
+    ) -> None:
+        """Until the rollout is complete: the Deployment's watch judges every change at once
+        (deleted, replaced, stopped, paused, past its progress deadline); between 10 s slices
+        one read looks at the Pods for failures that will not heal (``rollout_check``)."""
+        explain = self.explainer(pid.namespace, pid.name, selector)
+
+        def judge(kind: str, deployment: dict[str, Any] | None) -> bool:
+            return rollout_event(pid, kind, deployment, uid, verb)
+
+        if current is not None and judge("ADDED", current):
+            return  # what the write printed is already complete: nothing to wait for
+
+        def between() -> float:
+            deployment, replicasets, pods = self.read_workload(pid.namespace, pid.name, selector)
+            judge("MODIFIED", deployment)
+            assert deployment is not None  # judge raised NotFound otherwise
+            check = rollout_check(
+                deployment, select_owned(deployment, replicasets, pods), now=clock.utc_now()
+            )
+            if check.failure is not None:
+                message, details = explain()
+                raise RolloutFailed(
+                    f"rollout of {pid} cannot succeed: {check.failure} | {message}", details
+                )
+            if check.recheck_in is not None:
+                # End the slice just after the grace does.
+                return ceil(check.recheck_in) + 1.0
+            return SLICE_SECONDS
+
+        try:
+            watch_deployment(
+                self.runner,
+                pid,
+                owner_labels(None, None),
+                wait_budget(self.config.timeout, self.config.started),
+                judge,
+                between,
+                lambda: timed_out(explain, self.config.timeout, str(pid)),
+                awaited=f"rollout of {pid}",
+                by_hand=commands.rollout_status(pid.name, self.config.timeout),
+            )
+        except RolloutFailed as exc:
+            if "|" in exc.message:
+                raise
+            message, details = explain()
+            details.update(exc.details)
+            raise RolloutFailed(f"{exc.message} | {message}", details) from exc
 
     def snapshot_after(self, namespace: str, name: str, selector: str) -> Snapshot:
         deployment, replicasets, pods = self.read_workload(namespace, name, selector)
@@ -104,19 +180,20 @@ class Workloads:
             return placeholder_snapshot(pid, Status.MISSING, "deployment does not exist")
         return build_snapshot(deployment, replicasets, pods)
 
-    def until_running(self, pid: ProviderId, selector: str, uid: str | None, verb: str) -> Snapshot:
+    def until_running(
+        self,
+        pid: ProviderId,
+        selector: str,
+        uid: str | None,
+        verb: str,
+        current: dict[str, Any] | None = None,
+    ) -> Snapshot:
         """Wait for the rollout, then read: success means the container is running.
 
-        Another job may have stopped, deleted or replaced the Deployment meanwhile; a
-        rollout of 0 replicas "completes" at once, so the final read decides (``races``).
+        Another job may have stopped, deleted or replaced the Deployment meanwhile; the
+        watch says so as it happens, and the final read (the new Pod's IP) decides again.
         """
-        try:
-            self.wait(pid.namespace, pid.name, selector)
-        except NotFound as exc:  # kubectl: "object has been deleted" / "not found"
-            raise NotFound(
-                f"deployment {pid} was deleted by another operation while {verb} waited for it",
-                exc.details,
-            ) from exc
+        self.wait(pid, selector, uid, verb, current)
         deployment, replicasets, pods = self.read_workload(pid.namespace, pid.name, selector)
         snapshot = (
             build_snapshot(deployment, replicasets, pods)

@@ -163,3 +163,85 @@ def changed_under_apply(
     """After reconfigure's apply was refused by its precondition (409): why? ``None`` means
     only the resourceVersion moved on (a status update, a scale): apply again."""
     return _vanished(pid, deployment, uid, "while reconfigure applied the new spec")
+
+
+def _count(deployment: Deployment, key: str) -> int:
+    value = (deployment.get("status") or {}).get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _observed(deployment: Deployment) -> bool:
+    meta, status = deployment.get("metadata") or {}, deployment.get("status") or {}
+    return _count(deployment, "observedGeneration") >= (meta.get("generation") or 0) and bool(
+        status or not meta.get("generation")
+    )
+
+
+def _progress_deadline(deployment: Deployment) -> str | None:
+    for cond in (deployment.get("status") or {}).get("conditions") or []:
+        if cond.get("type") == "Progressing" and cond.get("reason") == "ProgressDeadlineExceeded":
+            return str(cond.get("message") or "progress deadline exceeded")
+    return None
+
+
+def rollout_event(
+    pid: ProviderId, event: str, deployment: Deployment | None, uid: str | None, verb: str
+) -> bool:
+    """One state of the Deployment as the wait's watch saw it: True when the rollout is
+    complete (``kubectl rollout status``'s rule); raises when it can no longer complete, so
+    a Deployment being deleted, replaced, stopped or paused is said at once, not after
+    ``--timeout``."""
+    doing = f"while {verb} waited for it"
+    if event == "DELETED" or deployment is None:
+        raise NotFound(f"deployment {pid} was deleted by another operation {doing}",
+                       {"providerId": str(pid)})  # fmt: skip
+    vanished = _vanished(pid, deployment, uid, doing)
+    if vanished is not None:
+        if _being_deleted(deployment):
+            finalizers = (deployment.get("metadata") or {}).get("finalizers") or []
+            vanished.details["finalizers"] = finalizers
+        raise vanished
+    desired = desired_replicas(deployment)
+    if desired == 0 and verb != "reconfigure":
+        raise Conflict(
+            f"deployment {pid} was scaled to 0 (stopped) by another operation {doing}; "
+            "it is not running",
+            {"providerId": str(pid)},
+        )
+    if not _observed(deployment):
+        return False
+    deadline = _progress_deadline(deployment)
+    if deadline is not None:
+        raise RolloutFailed(
+            f"deployment {pid} exceeded its progress deadline: {deadline}",
+            {"providerId": str(pid)},
+        )
+    updated = _count(deployment, "updatedReplicas")
+    if (
+        updated >= desired
+        and _count(deployment, "replicas") <= updated
+        and _count(deployment, "availableReplicas") >= updated
+    ):
+        return True
+    if (deployment.get("spec") or {}).get("paused"):
+        raise RolloutFailed(
+            f"deployment {pid} is paused, so its rollout cannot finish "
+            f"(kubectl rollout resume deployment/{pid.name})",
+            {"providerId": str(pid), "reason": "paused"},
+        )
+    return False
+
+
+def stop_event(pid: ProviderId, event: str, deployment: Deployment | None, uid: str | None) -> bool:
+    """One state of the Deployment while ``stop`` waits: True once it has no replica left.
+
+    Kubernetes counts only live Pods in ``status.replicas``: an evicted (Failed) or
+    Succeeded Pod, which nothing ever deletes, does not hold the stop. A Deployment scaled
+    up again meanwhile (a racing start) is a Conflict the moment the watch shows it.
+    """
+    if event == "DELETED" or deployment is None or _being_deleted(deployment):
+        return True  # deleted: its pods go too
+    problem = stop_interrupted(pid, deployment, uid)
+    if problem is not None:
+        raise problem
+    return _observed(deployment) and _count(deployment, "replicas") == 0

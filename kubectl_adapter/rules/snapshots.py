@@ -3,9 +3,9 @@
 ``list`` and ``status`` pick a Deployment's ReplicaSets and Pods with the same owner-checked
 selection (``selection.py``) and judge them with the same rules; the builders read the clock
 only when the caller passes no ``now``. They return the wire document (camelCase dict) that
-``models.Snapshot`` describes; ``build_*`` wrap them in the pydantic model for the Python API.
-``list`` prints the documents directly: on thousands of workloads, importing pydantic and
-validating each item would cost more than parsing kubectl's output (see docs/performance.md).
+``models.Snapshot`` describes; ``build_*`` wrap them in that class for the Python API.
+``list`` prints the documents directly: on thousands of workloads, building an object per
+item would cost more than parsing kubectl's output (see docs/performance.md).
 """
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ def snapshot_documents(
     return documents
 
 
-# -- the same, as pydantic models (Python API) ------------------------------------------------
+# -- the same, as output objects (Python API) -------------------------------------------------
 
 
 def build_snapshot(

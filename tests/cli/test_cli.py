@@ -55,12 +55,20 @@ def test_dry_run_create_prints_commands_and_manifest(
     assert manifest.startswith("apiVersion: apps/v1\nkind: Deployment\n")
     assert document["commands"] == [
         "kubectl -n testns --request-timeout 10s get deployment web-1 -o json "
-        "--show-managed-fields",
+        '--show-managed-fields || true  # a 404 (NotFound) here is "absent" to the adapter, '
+        "which goes on",
         # The manifest follows as a heredoc: the plan pastes into bash as it is.
         "kubectl -n testns --request-timeout 10s apply --server-side "
-        "--field-manager=opensource-server-manager --force-conflicts -f - <<'MANIFEST'\n"
+        "--field-manager=opensource-server-manager --force-conflicts -f - -o json "
+        "--show-managed-fields <<'MANIFEST'\n"
         f"{manifest.rstrip()}\nMANIFEST",
-        # The wait as a whole: pasted, it waits as long as the adapter would.
+        # The adapter's wait is a watch (a comment: pasted, a watch never ends), then the
+        # command that waits for the same end state, as a whole: pasted, it waits as long.
+        "# the adapter watches: kubectl -n testns get deployments -l "
+        "org.mieweb.opensource-server.managed=true --field-selector metadata.name=web-1 "
+        "--watch -o json --output-watch-events --show-managed-fields\n"
+        "# (judging each event, killed once the wait is decided; pasted, a watch never ends: "
+        "the next line waits for the same end state)\n"
         "kubectl -n testns rollout status deployment/web-1 --timeout=300s  # the adapter runs "
         "this wait in 10 s slices until --timeout 300 s, with a read between slices to stop "
         "early when the wait cannot succeed",
@@ -250,8 +258,11 @@ def test_verbose_logs_each_command_shell_quoted(
         "# kubectl-adapter -v -n testns status testns/web-1: "
         "the kubectl commands it runs, as bash to paste"
     )
+    # status reads the 404 as "missing": pasted under bash -e, the line goes on too.
     assert lines[1] == (
-        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json --show-managed-fields"
+        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json "
+        '--show-managed-fields || true  # a 404 (NotFound) here is "absent" to the adapter, '
+        "which goes on"
     )
     assert lines[2].startswith("# exit 1 in "), lines
 

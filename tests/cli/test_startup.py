@@ -113,10 +113,41 @@ def test_loading_a_spec_does_not_import_pydantic() -> None:
 def test_the_probe_would_see_pydantic() -> None:
     """Not vacuous: importing the output models does show up."""
     code = SPEC_ONLY.replace(
-        "spec = load_spec", "import kubectl_adapter.contract.models\nspec = load_spec"
+        "spec = load_spec", "import kubectl_adapter.contract.output_models\nspec = load_spec"
     )
     report = run_fresh(code, str(EXAMPLE))
     assert "pydantic" in report["pydantic"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["status", "default/web-1"],
+        ["list"],
+        ["create", "--spec", str(EXAMPLE)],
+        ["start", "default/web-1"],
+        ["stop", "default/web-1"],
+        ["reconfigure", "default/web-1", "--spec", str(EXAMPLE)],
+        ["delete", "default/web-1"],
+        ["network", "default/web-1"],
+        ["--dry-run", "create", "--spec", str(EXAMPLE)],
+    ],
+    ids=" ".join,
+)
+def test_no_command_that_talks_to_the_cluster_imports_pydantic(
+    tmp_path: Path, argv: list[str]
+) -> None:
+    """Issue 17: pydantic (~70 ms of imports) is on no command's run path; the outputs are
+    plain dataclasses (``contract.models``). kubectl here refuses the connection."""
+    kubectl = tmp_path / "kubectl"
+    kubectl.write_text(
+        "#!/bin/sh\necho 'The connection to the server 127.0.0.1:6443 was refused - did you "
+        "specify the right host or port?' >&2\nexit 1\n"
+    )
+    kubectl.chmod(0o755)
+    report = run_cli("--kubectl", str(kubectl), "-n", "default", "--context", "x", *argv)
+    assert report["stdout"], report
+    assert report["pydantic"] == [], argv
 
 
 # The CLI modules every command loads; anything else is loaded by the command that needs it.

@@ -630,6 +630,60 @@ def test_real_kubectl_is_killed_at_the_deadline(tmp_path: Path) -> None:
     assert info.value.details["reason"] == "deadline"
 
 
+# -- watch -----------------------------------------------------------------------------------
+
+
+def _watch_script(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "kubectl"
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(path)
+
+
+def test_watch_feeds_each_document_as_it_comes_and_kills_kubectl_when_told(
+    tmp_path: Path,
+) -> None:
+    """Indented documents (``-o json``) and one-line events (``--output-watch-events``), in
+    chunks that split them; the callback ends the watch and the still-running kubectl is
+    killed, not waited for."""
+    indented = json.dumps({"kind": "Deployment", "n": 1}, indent=4)
+    event = json.dumps({"type": "MODIFIED", "object": {"n": 2}})
+    kubectl = _watch_script(
+        tmp_path,
+        f"printf '%s' {_sh(indented[:10])}\nsleep 0.1\n"
+        f"printf '%s\\n%s\\n' {_sh(indented[10:])} {_sh(event)}\nexec sleep 30\n",
+    )
+    runner = KubectlRunner(ClusterConfig(kubectl=kubectl, namespace="testns"))
+    seen: list[Any] = []
+    started = time.monotonic()
+    ended = runner.watch(["get", "x", "--watch"], lambda d: seen.append(d) or len(seen) == 2,
+                         seconds=20)  # fmt: skip
+    assert ended is True
+    assert seen == [{"kind": "Deployment", "n": 1}, {"type": "MODIFIED", "object": {"n": 2}}]
+    assert time.monotonic() - started < 5
+
+
+def test_watch_that_decides_nothing_ends_with_its_slice(tmp_path: Path) -> None:
+    kubectl = _watch_script(tmp_path, "printf '{\"n\": 1}\\n'\nexec sleep 30\n")
+    runner = KubectlRunner(ClusterConfig(kubectl=kubectl, namespace="testns"))
+    started = time.monotonic()
+    assert runner.watch(["get", "x", "--watch"], lambda d: False, seconds=1) is False
+    assert 1 <= time.monotonic() - started < 5
+
+
+def test_watch_whose_kubectl_fails_raises_the_mapped_error(tmp_path: Path) -> None:
+    kubectl = _watch_script(
+        tmp_path, "echo 'error: You must be logged in to the server (Unauthorized)' >&2\nexit 1\n"
+    )
+    runner = KubectlRunner(ClusterConfig(kubectl=kubectl, namespace="testns"))
+    with pytest.raises(Unauthorized):
+        runner.watch(["get", "x", "--watch"], lambda d: True, seconds=5)
+
+
+def _sh(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
 # -- the namespace when -n is not given, and kubectl's environment -------------------------------
 
 CONTEXT_NS = [

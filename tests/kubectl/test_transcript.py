@@ -15,6 +15,7 @@ from kubectl_adapter.kubectl.transcript import (
     kubectl_stderr,
     outcome,
     pasteable_manifest,
+    watched,
     whole_wait,
 )
 
@@ -131,3 +132,42 @@ def test_secrets_never_reach_the_transcript() -> None:
     assert kubectl_stderr(f"I1 loader.go] x\nAuthorization: Bearer {token}\n") == (
         f"# kubectl: I1 loader.go] x\n# kubectl: Authorization: {MASK}"
     )
+
+
+WATCH = ["/usr/bin/kubectl", "-n", "ns", "get", "deployments", "-l", "m=true", "--field-selector",
+         "metadata.name=web-1", "--watch", "-o", "json", "--output-watch-events"]  # fmt: skip
+
+
+def test_a_watch_is_a_comment_and_the_wait_that_pastes_follows_it() -> None:
+    """Pasted, a watch never ends: bash reads only the command that waits the same way,
+    with the whole wait's --timeout; the watch that ran is named in a comment."""
+    shown = command(WATCH, wait=Wait(300, True, 10, ("x",)), by_hand=ROLLOUT)
+    assert bash_reads(shown) == [["-n", "ns", "rollout", "status", "deployment/web-1",
+                                  "--timeout=300s", ""]]  # fmt: skip
+    assert shown.startswith(f"# the adapter watches: {display(WATCH)}\n")
+    later = command(WATCH, wait=Wait(300, False, 10, ("x",)), by_hand=ROLLOUT)
+    assert later == f"# still waiting: next slice, {display(WATCH)}"
+
+
+def test_a_read_whose_404_means_absent_goes_on_under_bash_e() -> None:
+    get = ["/usr/bin/kubectl", "-n", "ns", "get", "deployment", "web-1", "-o", "json"]
+    shown = command(get, absent=True)
+    assert bash_reads(shown) == [["-n", "ns", "get", "deployment", "web-1", "-o", "json", ""]]
+    assert shown.split("  # ", 1)[0].endswith(" -o json || true")
+    assert '"absent"' in shown.split("#", 1)[1]
+    fake = "kubectl() { echo 'Error from server (NotFound)' >&2; return 1; }\n"
+    ran = subprocess.run(["bash", "-ec", fake + shown + "\necho went-on"], capture_output=True,
+                         text=True, check=False)  # fmt: skip
+    assert ran.returncode == 0 and ran.stdout == "went-on\n"
+
+
+@pytest.mark.parametrize(
+    ("ended", "returncode", "said"),
+    [(True, None, "# the watch decided the wait after 1.20 s"),
+     (False, None, "# slice over after 1.2 s, the wait not decided yet"),
+     (None, 1, "# exit 1 in 1.20 s: error: boom")],
+)  # fmt: skip
+def test_each_slice_of_a_watch_ends_in_a_comment(
+    ended: bool | None, returncode: int | None, said: str
+) -> None:
+    assert watched(ended, returncode, 1.2, "error: boom\n") == said

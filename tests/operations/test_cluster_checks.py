@@ -21,13 +21,13 @@ def test_one_review_per_permission_namespaced_or_cluster_wide() -> None:
     needs = [*NAMESPACED_NEEDS, *CLUSTER_NEEDS]
     reviews = access_reviews(needs, "testns")["items"]
     assert len(reviews) == len(needs)
-    scale = next(r for r in reviews if r["spec"]["resourceAttributes"]["subresource"] == "scale")
-    assert scale["spec"]["resourceAttributes"] == {
+    patch = next(r for r in reviews if r["spec"]["resourceAttributes"]["verb"] == "patch")
+    assert patch["spec"]["resourceAttributes"] == {
         "namespace": "testns",
         "verb": "patch",
         "group": "apps",
         "resource": "deployments",
-        "subresource": "scale",
+        "subresource": "",
     }
     nodes = reviews[-1]["spec"]["resourceAttributes"]
     assert (nodes["resource"], nodes["namespace"]) == ("nodes", "")

@@ -18,9 +18,11 @@ from pytest_subprocess import FakeProcess
 from kubectl_adapter.contract import errors
 from kubectl_adapter.contract.models import DryRunPlan, Snapshot
 from kubectl_adapter.contract.spec import ContainerSpec, parse_spec
+from kubectl_adapter.kubectl import commands
 from kubectl_adapter.kubectl.config import ClusterConfig
+from kubectl_adapter.kubectl.runner import KubectlRunner
 from kubectl_adapter.kubectl.transcript import pasteable_manifest
-from kubectl_adapter.operations import lifecycle, waits
+from kubectl_adapter.operations import waits
 from kubectl_adapter.operations.provider import KubernetesProvider
 from kubectl_adapter.rules import clock as clock_module
 from kubectl_adapter.rules.render import render_manifest
@@ -54,10 +56,11 @@ APPLY = [
     "-f",
     "-",
 ]
+APPLY_JSON = [*APPLY, "-o", "json", MANAGED_FIELDS]
 READ = [*K, "get", "deployments,replicasets,pods", "-l", SELECTOR, "-o", "json", MANAGED_FIELDS]
 OWNED = [*K, "get", "replicasets,pods", "-l", SELECTOR, "-o", "json"]
 EVENTS = [*K, "get", "events", "--field-selector", "type=Warning", "-o", "json"]
-ROLLED_OUT = 'Waiting for deployment "web-1" rollout to finish: 0 of 1 updated replicas are available...\ndeployment "web-1" successfully rolled out\n'  # noqa: E501
+SLICE_PASSES = ""  # a watch slice that saw no verdict
 TIMED_OUT = "error: timed out waiting for the condition\n"
 CONN_REFUSED = (
     'E1130 01:41:10.384773   14350 memcache.go:265] "Unhandled Error" err="couldn\'t get current '
@@ -78,32 +81,63 @@ SPEC: dict[str, Any] = {
 }
 
 
+MANAGED = {"org.mieweb.opensource-server.managed": "true"}
+# One slice of a wait: the Deployment's watch (kubectl prints one JSON event per line).
+WATCH = [*KW, *commands.watch_deployment("web-1", MANAGED)]
+
+
 def rollout(seconds: int = 300) -> list[str]:
-    return [*KW, "rollout", "status", "deployment/web-1", f"--timeout={min(seconds, 10)}s"]
+    """The wait's watch (the name stays from when it was ``rollout status``)."""
+    return WATCH
+
+
+def events(*objects: dict[str, Any]) -> str:
+    """What ``get --watch -o json --output-watch-events`` prints for these states."""
+    return "".join(
+        json.dumps({"type": "MODIFIED" if i else "ADDED", "object": obj}, separators=(",", ":"))
+        + "\n"
+        for i, obj in enumerate(objects)
+    )
+
+
+def patch(replicas: int, owner: dict[str, str] | None = None) -> list[str]:
+    return [*K, *commands.patch_replicas("web-1", replicas, owner or MANAGED)]
+
+
+PATCH_1 = patch(1)
+PATCH_0 = patch(0)
+# What the write prints: the Deployment as it is right after it (its status not caught up).
+APPLIED = kubectl_object(deployment(available=None, observed=None, conditions=[]))
+STARTING = kubectl_object(deployment(generation=2, observed=1, available=None, conditions=[]))
+STOPPING = kubectl_object(deployment(replicas=0, generation=2, observed=1))
+ROLLED_OUT = events(deployment(available=None, conditions=[]), deployment())
 
 
 class Clock:
-    """A monotonic clock that moves only by the ``--timeout`` of each kubectl wait run so far
-    (``rollout status`` and ``wait --for=delete``): a faked wait "takes" exactly its timeout,
-    and nothing else takes time."""
+    """A monotonic clock that moves only by the slices of the waits run so far: a faked
+    watch that ends without a verdict "takes" exactly its slice, nothing else takes time."""
 
     def __init__(self, fp: FakeProcess) -> None:
         self.fp = fp
+        self.watched = 0.0
 
     def __call__(self) -> float:
-        spent = 0.0
-        for call in self.fp.calls:
-            for arg in call:
-                if str(arg).startswith("--timeout=") and ("rollout" in call or "wait" in call):
-                    spent += float(str(arg).removeprefix("--timeout=").removesuffix("s"))
-        return 1000.0 + spent
+        return 1000.0 + self.watched
 
 
 @pytest.fixture
 def clock(fp: FakeProcess, monkeypatch: pytest.MonkeyPatch) -> Clock:
     fake = Clock(fp)
+    real_watch = KubectlRunner.watch
+
+    def watch(self: KubectlRunner, args: Any, on_object: Any, **kwargs: Any) -> bool:
+        ended = real_watch(self, args, on_object, **kwargs)
+        if not ended:
+            fake.watched += kwargs["seconds"]
+        return ended
+
+    monkeypatch.setattr(KubectlRunner, "watch", watch)
     monkeypatch.setattr(waits, "monotonic", fake)
-    monkeypatch.setattr(lifecycle, "monotonic", fake)
     return fake
 
 
@@ -134,8 +168,8 @@ def test_create_applies_waits_and_reports_the_snapshot(fp: FakeProcess, clock: C
     seen: dict[str, str] = {}
     fp.register(GET, **ABSENT)
     fp.register(
-        APPLY,
-        stdout="deployment.apps/web-1 serverside-applied\n",
+        APPLY_JSON,
+        stdout=APPLIED,
         stdin_callable=lambda text: seen.setdefault("manifest", text.decode()),
     )
     fp.register(rollout(), stdout=ROLLED_OUT)
@@ -203,17 +237,39 @@ def test_create_failing_before_the_apply_says_nothing_was_applied(fp: FakeProces
 
 def test_create_failing_at_the_apply_does_not_say_nothing_was_applied(fp: FakeProcess) -> None:
     fp.register(GET, **ABSENT)
-    fp.register(APPLY, stderr=CONN_REFUSED, returncode=1)
+    fp.register(APPLY_JSON, stderr=CONN_REFUSED, returncode=1)
     with pytest.raises(errors.Unavailable) as info:
         make_provider().create(parse_spec(SPEC))
     assert "applied" not in info.value.details
+
+
+def test_a_wait_that_ends_on_a_failing_pod_is_rollout_failed_not_timeout(
+    fp: FakeProcess, clock: Clock
+) -> None:
+    # A bound shorter than one slice: the failure is first seen when the bound ends. Retrying
+    # the same spec would crash again, so the answer is RolloutFailed (permanent), not Timeout.
+    dep = deployment(available=None, conditions=[])
+    rs = replicaset(dep)
+    crashing = pod(rs, ready=False, waiting=("CrashLoopBackOff", "back-off 10s"), restarts=3)
+    fp.register(GET, **ABSENT)
+    fp.register(APPLY_JSON, stdout=APPLIED)
+    fp.register(WATCH, stdout=SLICE_PASSES)
+    fp.register(READ, stdout=kubectl_list([dep, rs, crashing]))
+    fp.register(EVENTS, stdout=kubectl_list([]))
+    with pytest.raises(errors.RolloutFailed) as info:
+        make_provider(timeout=2).create(parse_spec(SPEC))
+    assert info.value.message.startswith(
+        "rollout of testns/web-1 cannot succeed: pod web-1-5d8f7c9b6d-abcde container main: "
+        "CrashLoopBackOff"
+    )
+    assert info.value.details["failing"]
 
 
 def test_create_retried_after_partial_failure_converges(fp: FakeProcess, clock: Clock) -> None:
     # The first attempt applied and timed out; the Deployment exists and is ours.
     half_done = deployment(available=None, conditions=[])
     fp.register(GET, stdout=kubectl_object(half_done))
-    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
+    fp.register(APPLY_JSON, stdout=APPLIED)
     fp.register(rollout(), stdout=ROLLED_OUT)
     fp.register(READ, stdout=kubectl_list(running_objects()))
     snapshot = make_provider().create(parse_spec(SPEC))
@@ -235,8 +291,8 @@ def test_create_timeout_explains_why(fp: FakeProcess, clock: Clock) -> None:
     rs = replicaset(dep)
     pending = pod(rs, ready=False, ip=None, phase="Pending")
     fp.register(GET, **ABSENT)
-    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
-    fp.register(rollout(2), stdout="Waiting...\n", stderr=TIMED_OUT, returncode=1)
+    fp.register(APPLY_JSON, stdout=APPLIED)
+    fp.register(WATCH, stdout=SLICE_PASSES)
     fp.register(READ, stdout=kubectl_list([dep, rs, pending]))
     fp.register(
         EVENTS,
@@ -253,33 +309,9 @@ def test_create_timeout_explains_why(fp: FakeProcess, clock: Clock) -> None:
     assert "Available=False MinimumReplicasUnavailable" in message
     assert "pod web-1-5d8f7c9b6d-abcde: Pending" in message
     assert "event FailedMount" in message
-    assert "timed out waiting for the condition" not in message.split(":")[0]
-    assert info.value.details["kubectl"]["stderr"] == TIMED_OUT.strip()
+    assert clock() - 1000.0 == 2  # the one slice --timeout 2 allows
     assert info.value.details["failing"] == []
     assert info.value.exit_code == 7
-
-
-def test_a_wait_that_ends_on_a_failing_pod_is_rollout_failed_not_timeout(
-    fp: FakeProcess, clock: Clock
-) -> None:
-    # A bound shorter than one slice: the failure is first seen when the bound ends. Retrying
-    # the same spec would crash again, so the answer is RolloutFailed (permanent), not Timeout.
-    dep = deployment(available=None, conditions=[])
-    rs = replicaset(dep)
-    crashing = pod(rs, ready=False, waiting=("CrashLoopBackOff", "back-off 10s"), restarts=3)
-    fp.register(GET, **ABSENT)
-    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
-    fp.register(rollout(2), stdout="Waiting...\n", stderr=TIMED_OUT, returncode=1)
-    fp.register(READ, stdout=kubectl_list([dep, rs, crashing]))
-    fp.register(EVENTS, stdout=kubectl_list([]))
-    with pytest.raises(errors.RolloutFailed) as info:
-        make_provider(timeout=2).create(parse_spec(SPEC))
-    assert info.value.message.startswith(
-        "rollout of testns/web-1 cannot succeed: pod web-1-5d8f7c9b6d-abcde container main: "
-        "CrashLoopBackOff"
-    )
-    assert info.value.details["failing"]
-    assert info.value.details["kubectl"]["stderr"] == TIMED_OUT.strip()
 
 
 def test_create_with_a_bad_image_fails_early_naming_the_reason(
@@ -295,8 +327,8 @@ def test_create_with_a_bad_image_fails_early_naming_the_reason(
         waiting=("ImagePullBackOff", 'Back-off pulling image "nginx:does-not-exist"'),
     )
     fp.register(GET, **ABSENT)
-    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
-    fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
+    fp.register(APPLY_JSON, stdout=APPLIED)
+    fp.register(WATCH, stdout=SLICE_PASSES)
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # failure detection
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # diagnostics
     fp.register(EVENTS, stdout=kubectl_list([]))
@@ -320,7 +352,7 @@ def test_create_progress_deadline_is_rollout_failed(fp: FakeProcess, clock: Cloc
         ],
     )
     fp.register(GET, **ABSENT)
-    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
+    fp.register(APPLY_JSON, stdout=APPLIED)
     fp.register(
         rollout(), stderr='error: deployment "web-1" exceeded its progress deadline\n', returncode=1
     )
@@ -345,10 +377,10 @@ def test_create_waits_out_the_unschedulable_grace(
     stuck = pod(rs, ready=False, ip=None, phase="Pending", unschedulable="0/1 nodes are available")
     stuck["status"]["conditions"][0]["lastTransitionTime"] = "2026-11-30T12:00:00Z"
     fp.register(GET, **ABSENT)
-    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
-    fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
+    fp.register(APPLY_JSON, stdout=APPLIED)
+    fp.register(WATCH, stdout=SLICE_PASSES)
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # 11 s: inside the grace
-    fp.register([*rollout()[:-1], "--timeout=5s"], stderr=TIMED_OUT, returncode=1)
+    fp.register(WATCH, stdout=SLICE_PASSES)  # cut to end just after the grace
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # 16 s: past it
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # diagnostics
     fp.register(EVENTS, stdout=kubectl_list([]))
@@ -372,8 +404,8 @@ def test_create_stops_on_replica_failure(fp: FakeProcess, clock: Clock) -> None:
     )
     rs = replicaset(dep)
     fp.register(GET, **ABSENT)
-    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
-    fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
+    fp.register(APPLY_JSON, stdout=APPLIED)
+    fp.register(WATCH, stdout=SLICE_PASSES)
     fp.register(READ, stdout=kubectl_list([dep, rs]))  # failure detection
     fp.register(READ, stdout=kubectl_list([dep, rs]))  # diagnostics
     fp.register(EVENTS, stdout=kubectl_list([]))
@@ -388,13 +420,18 @@ def test_create_dry_run_runs_nothing(fp: FakeProcess) -> None:
     plan = make_provider(dry_run=True).create(parse_spec(SPEC))
     assert isinstance(plan, DryRunPlan)
     assert plan.commands[1].startswith("kubectl -n testns --request-timeout 10s apply")
-    # The wait as a whole (pasted, it waits as long as the adapter would); its slices are
-    # said in a shell comment.
-    assert plan.commands[2] == (
+    # The watch that runs, as a comment (pasted, a watch never ends); then the wait as a
+    # whole, which pasted waits for the same end state as long as the adapter would.
+    assert plan.commands[2].split("\n") == [
+        "# the adapter watches: kubectl -n testns get deployments -l "
+        "org.mieweb.opensource-server.managed=true --field-selector metadata.name=web-1 "
+        "--watch -o json --output-watch-events --show-managed-fields",
+        "# (judging each event, killed once the wait is decided; pasted, a watch never ends: "
+        "the next line waits for the same end state)",
         "kubectl -n testns rollout status deployment/web-1 --timeout=300s  # the adapter runs "
         "this wait in 10 s slices until --timeout 300 s, with a read between slices to stop "
-        "early when the wait cannot succeed"
-    )
+        "early when the wait cannot succeed",
+    ]
     assert plan.manifest is not None and "web-1" in plan.manifest
     assert fp.calls == type(fp.calls)()
 
@@ -414,7 +451,7 @@ def test_create_without_namespace_uses_the_contexts(fp: FakeProcess, clock: Cloc
         stdout="testns",
     )
     fp.register(GET, **ABSENT)
-    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
+    fp.register(APPLY_JSON, stdout=APPLIED)
     fp.register(rollout(), stdout=ROLLED_OUT)
     fp.register(READ, stdout=kubectl_list(running_objects()))
     provider = KubernetesProvider(ClusterConfig())
@@ -545,112 +582,146 @@ def test_list_fails_with_the_typed_error(fp: FakeProcess) -> None:
 # -- start / stop ------------------------------------------------------------------------------
 
 
-SCALE_1 = [*K, "scale", "deployment/web-1", "--replicas=1", "-v=6"]
-SCALE_0 = [*K, "scale", "deployment/web-1", "--replicas=0", "-v=6"]
-WAIT_DELETE = [*KW, "wait", "--for=delete", "pod", "-l", SELECTOR, "--timeout=10s"]
+PATCH_REFUSED = (
+    "The request is invalid: testing value "
+    "/metadata/labels/org.mieweb.opensource-server.managed failed\n"
+)
+NOT_FOUND = 'Error from server (NotFound): deployments.apps "web-1" not found\n'
 
 
 def test_start_scales_a_stopped_workload_and_waits(fp: FakeProcess, clock: Clock) -> None:
-    fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
-    fp.register(SCALE_1, stdout="deployment.apps/web-1 scaled\n")
-    fp.register(rollout(), stdout=ROLLED_OUT)
+    fp.register(PATCH_1, stdout=STARTING)
+    fp.register(WATCH, stdout=ROLLED_OUT)
     fp.register(READ, stdout=kubectl_list(running_objects()))
     snapshot = make_provider().start("testns/web-1")
     assert isinstance(snapshot, Snapshot) and snapshot.status == "running"
+    assert calls(fp) == [PATCH_1, WATCH, READ]
+    ops = json.loads(PATCH_1[PATCH_1.index("-p") + 1])
+    assert ops[0] == {
+        "op": "test",
+        "path": "/metadata/labels/org.mieweb.opensource-server.managed",
+        "value": "true",
+    }
+    assert ops[-1] == {"op": "replace", "path": "/spec/replicas", "value": 1}
 
 
 def test_a_sliced_wait_is_logged_once_as_the_whole_wait(
     fp: FakeProcess, clock: Clock, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """-v shows the wait as an operator would paste it: one command bounded by --timeout;
-    the slices that follow (after the read between them) are comments."""
+    """-v shows the wait as an operator would paste it: the adapter's watch as a comment,
+    then the one command that waits for the same end state bounded by --timeout; the
+    slices that follow (after the read between them) are comments."""
     caplog.set_level(logging.INFO, logger="kubectl_adapter")
-    fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
-    fp.register(SCALE_1, stdout="deployment.apps/web-1 scaled\n")
-    fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
+    fp.register(PATCH_1, stdout=kubectl_object(deployment(available=None, observed=2)))
+    fp.register(WATCH, stdout=SLICE_PASSES)
     fp.register(READ, stdout=kubectl_list(running_objects()))  # between the slices
-    fp.register(rollout(), stdout=ROLLED_OUT)
+    fp.register(WATCH, stdout=events(deployment()))
     fp.register(READ, stdout=kubectl_list(running_objects()))
     make_provider(timeout=300, verbose=True).start("testns/web-1")
     logged = [r.getMessage() for r in caplog.records if r.name == "kubectl_adapter"]
-    waits = [line for line in logged if "rollout status" in line]
+    waits = [line for line in logged if "--watch" in line]
+    watch = (
+        "kubectl -n testns get deployments -l org.mieweb.opensource-server.managed=true "
+        "--field-selector metadata.name=web-1 --watch -o json --output-watch-events "
+        "--show-managed-fields"
+    )
     assert waits == [
+        f"# the adapter watches: {watch}\n"
+        "# (judging each event, killed once the wait is decided; pasted, a watch never ends: "
+        "the next line waits for the same end state)\n"
         "kubectl -n testns rollout status deployment/web-1 --timeout=300s  # the adapter runs "
         "this wait in 10 s slices until --timeout 300 s, with a read between slices to stop "
         "early when the wait cannot succeed",
-        "# still waiting: next slice, kubectl -n testns rollout status deployment/web-1 "
-        "--timeout=10s",
+        f"# still waiting: next slice, {watch}",
     ]
-    assert sum(1 for line in logged if not line.startswith("#")) == 5  # get, scale, wait, 2 reads
+    # patch, the wait, the read between slices, the final read
+    assert sum(1 for line in logged if not line.splitlines()[-1].startswith("#")) == 4
 
 
-def test_start_of_a_running_workload_does_not_scale(fp: FakeProcess, clock: Clock) -> None:
-    fp.register(GET, stdout=kubectl_object(deployment()))
-    fp.register(rollout(), stdout='deployment "web-1" successfully rolled out\n')
+def test_start_of_a_running_workload_waits_for_nothing(fp: FakeProcess, clock: Clock) -> None:
+    fp.register(PATCH_1, stdout=kubectl_object(deployment()))  # a no-op: already complete
     fp.register(READ, stdout=kubectl_list(running_objects()))
     make_provider().start("testns/web-1")
-    assert not any("scale" in call for call in calls(fp))
+    assert calls(fp) == [PATCH_1, READ]
 
 
 def test_start_missing_is_not_found(fp: FakeProcess) -> None:
-    fp.register(GET, **ABSENT)
+    fp.register(PATCH_1, stderr=NOT_FOUND, returncode=1)
     with pytest.raises(errors.NotFound) as info:
         make_provider().start("testns/web-1")
     assert info.value.exit_code == 3
 
 
-@pytest.mark.parametrize("operation", ["start", "stop", "delete"])
+@pytest.mark.parametrize("operation", ["start", "stop"])
 def test_lifecycle_never_touches_a_foreign_deployment(fp: FakeProcess, operation: str) -> None:
+    """The API server refuses the patch (its test operation), nothing changes; one read
+    then says whose the Deployment is."""
+    fp.register(patch(1 if operation == "start" else 0), stderr=PATCH_REFUSED, returncode=1)
     fp.register(GET, stdout=kubectl_object(deployment(managed=False)))
-    with pytest.raises(errors.Conflict):
+    with pytest.raises(errors.Conflict, match="not managed by Manager"):
         getattr(make_provider(), operation)("testns/web-1")
+    assert len(fp.calls) == 2
+
+
+def test_delete_never_touches_a_foreign_deployment(fp: FakeProcess) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment(managed=False)))
+    with pytest.raises(errors.Conflict, match="not managed by Manager"):
+        make_provider().delete("testns/web-1")
     assert calls(fp) == [GET]
 
 
-@pytest.mark.parametrize("operation", ["start", "stop", "delete"])
+@pytest.mark.parametrize("operation", ["start", "stop"])
 def test_lifecycle_refuses_another_container(fp: FakeProcess, operation: str) -> None:
+    owner = MANAGED | {"org.mieweb.opensource-server.container-id": "43"}
+    fp.register(patch(1 if operation == "start" else 0, owner), stderr=PATCH_REFUSED, returncode=1)
     fp.register(GET, stdout=kubectl_object(deployment(container_id="42")))
     with pytest.raises(errors.Conflict, match="belongs to container"):
         getattr(make_provider(), operation)("testns/web-1", container_id="43")
+    ops = json.loads(fp.calls[0][fp.calls[0].index("-p") + 1])
+    assert {"op": "test", "path": "/metadata/labels/org.mieweb.opensource-server.container-id",
+            "value": "43"} in ops  # fmt: skip
+
+
+def test_delete_refuses_another_container(fp: FakeProcess) -> None:
+    fp.register(GET, stdout=kubectl_object(deployment(container_id="42")))
+    with pytest.raises(errors.Conflict, match="belongs to container"):
+        make_provider().delete("testns/web-1", container_id="43")
     assert calls(fp) == [GET]
 
 
 def test_lifecycle_refuses_another_nodes_workload(fp: FakeProcess) -> None:
+    owner = MANAGED | {"org.mieweb.opensource-server.node-id": "7"}
+    fp.register(patch(0, owner), stderr=PATCH_REFUSED, returncode=1)
     fp.register(GET, stdout=kubectl_object(deployment(node_id="8")))
     with pytest.raises(errors.Conflict, match="Manager node"):
         make_provider(node_id="7").stop("testns/web-1")
 
 
-def test_stop_scales_to_zero_and_waits_for_pods_to_go(fp: FakeProcess) -> None:
-    fp.register(GET, stdout=kubectl_object(deployment()))
-    fp.register(SCALE_0, stdout="deployment.apps/web-1 scaled\n")
-    fp.register(WAIT_DELETE, stdout="pod/web-1-5d8f7c9b6d-abcde condition met\n")
+def test_stop_scales_to_zero_and_waits_until_no_pod_is_live(fp: FakeProcess, clock: Clock) -> None:
+    fp.register(PATCH_0, stdout=STOPPING)
+    gone = deployment(replicas=0, generation=2, observed=2, available=None, total=0)
+    fp.register(WATCH, stdout=events(deployment(replicas=0, generation=2, observed=2), gone))
     snapshot = make_provider().stop("testns/web-1")
     assert isinstance(snapshot, Snapshot)
     assert (snapshot.status, snapshot.replicas, snapshot.pod_ip) == ("offline", 0, None)
-    assert len(fp.calls) == 3
+    assert calls(fp) == [PATCH_0, WATCH]
 
 
 def test_stop_twice_is_safe(fp: FakeProcess) -> None:
-    fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
-    fp.register(WAIT_DELETE, stdout="")
+    stopped = deployment(replicas=0, available=None, total=0)
+    fp.register(PATCH_0, stdout=kubectl_object(stopped))
     snapshot = make_provider().stop("testns/web-1")
     assert isinstance(snapshot, Snapshot) and snapshot.status == "offline"
-    assert not any("scale" in call for call in calls(fp))
-
-
-WAIT_TIMED_OUT = "error: timed out waiting for the condition on pods/web-1-5d8f7c9b6d-abcde\n"
+    assert calls(fp) == [PATCH_0]
 
 
 def test_stop_wait_timeout_says_which_pods_remain(fp: FakeProcess, clock: Clock) -> None:
-    dep = deployment(replicas=0)
+    dep = deployment(replicas=0, generation=2, observed=2)
     rs = replicaset(dep)
-    stuck = pod(rs, deleting=True)
-    fp.register(GET, stdout=kubectl_object(deployment()))
-    fp.register(SCALE_0, stdout="deployment.apps/web-1 scaled\n")
-    for _ in range(2):  # two 10 s slices, each followed by a look at the Deployment
-        fp.register(WAIT_DELETE, stderr=WAIT_TIMED_OUT, returncode=1)
-        fp.register(GET, stdout=kubectl_object(dep))
+    stuck = pod(rs)
+    fp.register(PATCH_0, stdout=STOPPING)
+    for _ in range(2):  # two 10 s slices: a pod still counted
+        fp.register(WATCH, stdout=events(dep))
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.Timeout, match="pods of testns/web-1 still present"):
@@ -658,55 +729,27 @@ def test_stop_wait_timeout_says_which_pods_remain(fp: FakeProcess, clock: Clock)
     assert clock() - 1000.0 == 20
 
 
-def test_scale_stuck_on_409_is_a_conflict(fp: FakeProcess, monkeypatch: pytest.MonkeyPatch) -> None:
-    # kubectl scale retries 409 for 5 minutes; the process bound kills it. pytest-subprocess
-    # cannot model communicate(timeout=...), so the killed process is simulated one level up.
-    from kubectl_adapter.kubectl.runner import KubectlRunner
-
-    fp.register(GET, stdout=kubectl_object(deployment()))
-    retries = "".join(
-        f"I1130 10:00:0{i}.000000   1234 round_trippers.go:553] PATCH https://127.0.0.1:6443/"
-        "apis/apps/v1/namespaces/testns/deployments/web-1/scale 409 Conflict in 3 milliseconds\n"
-        for i in range(3)
-    )
-    real_execute = KubectlRunner._execute
-    bounds: list[float] = []
-
-    def execute(
-        self: KubectlRunner, argv: list[str], stdin: str | None, timeout: float, stream: bool
-    ) -> tuple[int | None, str, str]:
-        if "scale" in argv:
-            bounds.append(timeout)
-            return None, "", retries
-        return real_execute(self, argv, stdin, timeout, stream)
-
-    monkeypatch.setattr(KubectlRunner, "_execute", execute)
-    with pytest.raises(errors.Conflict, match="409 Conflict"):
-        make_provider(call_timeout=20).stop("testns/web-1")
-    assert bounds == [20]
+def test_stop_ignores_pods_kubernetes_never_deletes(fp: FakeProcess, clock: Clock) -> None:
+    """An evicted (Failed) Pod is not in status.replicas: the wait ends without it."""
+    fp.register(PATCH_0, stdout=STOPPING)
+    fp.register(WATCH, stdout=events(deployment(replicas=0, generation=2, observed=2, total=0,
+                                                available=None)))  # fmt: skip
+    assert make_provider(timeout=20).stop("testns/web-1").status == "offline"  # type: ignore[union-attr]
+    assert clock() - 1000.0 == 0
 
 
 # -- delete ------------------------------------------------------------------------------------
 
 
-DELETE = [
-    *KW,
-    "delete",
-    "deployment",
-    "web-1",
-    "--cascade=foreground",
-    "--ignore-not-found",
-    "--wait=true",
-    "--timeout=300s",
-]
+DELETE = [*KW, *commands.delete_owned("web-1", MANAGED, 300)]
+FIND = [*K, *commands.find_deployment("web-1")]
 
 
 def test_delete_is_foreground_and_reports(fp: FakeProcess) -> None:
     fp.register(GET, stdout=kubectl_object(deployment()))
     fp.register(DELETE, stdout='deployment.apps "web-1" deleted\n')
-    fp.register(GET, **ABSENT)  # the read that confirms it
     result = make_provider().delete("testns/web-1")
-    assert len(fp.calls) == 3
+    assert calls(fp) == [GET, DELETE]  # kubectl waited for that uid to be gone
     assert result.to_json() == {
         "providerId": "testns/web-1",
         "deleted": True,
@@ -725,13 +768,15 @@ def test_delete_twice_is_success(fp: FakeProcess) -> None:
     assert len(fp.calls) == 1
 
 
-@pytest.mark.parametrize("operation", ["status", "delete", "stop"])
+@pytest.mark.parametrize(
+    ("operation", "first"), [("status", GET), ("delete", GET), ("stop", PATCH_0)]
+)
 def test_a_kubectl_that_prints_nothing_is_never_an_absent_deployment(
-    fp: FakeProcess, operation: str
+    fp: FakeProcess, operation: str, first: list[str]
 ) -> None:
     """Exit 0 with nothing on stdout used to make `status` say missing and `delete` say
     alreadyMissing while the Deployment ran: only a 404 (NotFound) means absent."""
-    fp.register(GET, stdout="")
+    fp.register(first, stdout="")
     with pytest.raises(errors.InternalError) as info:
         getattr(make_provider(), operation)("testns/web-1")
     assert info.value.details["problem"] == "output is empty"
@@ -746,7 +791,7 @@ def test_delete_timeout(fp: FakeProcess) -> None:
         stderr="error: timed out waiting for the condition on deployments/web-1\n",
         returncode=1,
     )
-    fp.register(GET, stdout=kubectl_object(deployment(deleting=True)))  # still the same one
+    fp.register(FIND, stdout=kubectl_list([deployment(deleting=True)]))  # still the same one
     fp.register(READ, stdout=kubectl_list([deployment(deleting=True)]))
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.Timeout, match="deletion of testns/web-1 not finished"):
@@ -762,15 +807,12 @@ def test_delete_that_waited_on_a_recreated_deployment_is_a_conflict(fp: FakeProc
         stderr="error: timed out waiting for the condition on deployments/web-1\n",
         returncode=1,
     )
-    fp.register(GET, stdout=kubectl_object(deployment(uid="uid-new")))
+    fp.register(FIND, stdout=kubectl_list([deployment(uid="uid-new")]))
     with pytest.raises(errors.Conflict, match="re-created by another operation"):
         make_provider().delete("testns/web-1")
 
 
 # -- reconfigure -------------------------------------------------------------------------------
-
-
-APPLY_JSON = [*APPLY, "-o", "json", MANAGED_FIELDS]
 
 
 def _reconfigure(
@@ -784,13 +826,16 @@ def _reconfigure(
 ) -> tuple[Snapshot, str]:
     seen: dict[str, str] = {}
     fp.register(GET, stdout=kubectl_object(before))
+    applied = json.loads(json.dumps(after))  # as the apply prints it: not yet observed
+    if expect_rollout:
+        applied["status"]["observedGeneration"] = before["metadata"]["generation"]
     fp.register(
         APPLY_JSON,
-        stdout=kubectl_object(after),
+        stdout=kubectl_object(applied),
         stdin_callable=lambda text: seen.setdefault("manifest", text.decode()),
     )
     if expect_rollout:
-        fp.register(rollout(), stdout=ROLLED_OUT)
+        fp.register(WATCH, stdout=events(applied, after))
     fp.register(READ, stdout=kubectl_list([after]))
     result = make_provider().reconfigure("testns/web-1", parse_spec(spec))
     assert isinstance(result, Snapshot)
@@ -830,12 +875,8 @@ def test_reconfigure_of_a_stopped_workload_keeps_it_stopped(fp: FakeProcess, clo
     assert (snapshot.status, snapshot.replicas, snapshot.pod_ip) == ("offline", 0, None)
     assert snapshot.observed_generation == snapshot.generation == 2
     assert not any("scale" in call for call in calls(fp))
-    # get, apply, rollout status: a stopped workload has no pod whose IP a read would find.
-    assert [next(a for a in c if a in ("get", "apply", "rollout")) for c in calls(fp)] == [
-        "get",
-        "apply",
-        "rollout",
-    ]
+    # get, apply, the wait: a stopped workload has no pod whose IP a read would find.
+    assert calls(fp) == [GET, APPLY_JSON, WATCH]
 
 
 def test_reconfigure_that_changes_nothing_makes_no_rollout(fp: FakeProcess, clock: Clock) -> None:
@@ -865,7 +906,7 @@ def test_reconfigure_rollback_reports_failure_and_rollback(fp: FakeProcess, cloc
     )
     fp.register(GET, stdout=kubectl_object(deployment()))
     fp.register(APPLY_JSON, stdout=kubectl_object(dep))
-    fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
+    fp.register(WATCH, stdout=SLICE_PASSES)
     objects = kubectl_list([dep, old_rs, new_rs, pod(old_rs, "old11"), crashing])
     fp.register(READ, stdout=objects)
     fp.register(READ, stdout=objects)
@@ -1051,14 +1092,13 @@ def test_reconfigure_gives_up_on_a_deployment_that_keeps_changing(fp: FakeProces
 
 
 def test_start_raced_by_a_stop_is_a_conflict(fp: FakeProcess, clock: Clock) -> None:
-    # The stop scaled to 0 before the rollout wait began: a rollout of 0 replicas "succeeds".
-    stopped = deployment(replicas=0, available=None)
-    fp.register(GET, stdout=kubectl_object(deployment()))
-    fp.register(rollout(), stdout='deployment "web-1" successfully rolled out\n')
-    fp.register(READ, stdout=kubectl_list([stopped]))
+    # The stop scaled to 0 while start waited: the watch shows it as it happens.
+    fp.register(PATCH_1, stdout=STARTING)
+    fp.register(WATCH, stdout=events(deployment(replicas=0, generation=3, observed=2)))
     with pytest.raises(errors.Conflict, match=r"scaled to 0 .* by another operation") as info:
         make_provider().start("testns/web-1")
     assert info.value.exit_code == 6
+    assert clock() - 1000.0 == 0  # at once, not after a slice
 
 
 @pytest.mark.parametrize("operation", ["start", "create"])
@@ -1066,11 +1106,10 @@ def test_start_or_create_raced_by_a_delete_is_not_found(
     fp: FakeProcess, clock: Clock, operation: str
 ) -> None:
     if operation == "start":
-        fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
-        fp.register(SCALE_1, stdout="deployment.apps/web-1 scaled\n")
+        fp.register(PATCH_1, stdout=STARTING)
     else:
         fp.register(GET, **ABSENT)
-        fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
+        fp.register(APPLY_JSON, stdout=APPLIED)
     fp.register(rollout(), stdout=ROLLED_OUT)
     fp.register(READ, stdout=kubectl_list([]))  # deleted after the rollout, before the read
     provider = make_provider()
@@ -1083,70 +1122,88 @@ def test_start_or_create_raced_by_a_delete_is_not_found(
         run()
 
 
-def test_start_whose_rollout_sees_the_deployment_deleted_is_not_found(
+def test_start_whose_watch_sees_the_deployment_deleted_is_not_found(
     fp: FakeProcess, clock: Clock
 ) -> None:
-    fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
-    fp.register(SCALE_1, stdout="deployment.apps/web-1 scaled\n")
-    fp.register(
-        rollout(),
-        stdout='Waiting for deployment "web-1" rollout to finish: 0 of 1 updated replicas are '
-        "available...\n",
-        stderr="error: object has been deleted\n",
-        returncode=1,
-    )
+    deleted = json.dumps({"type": "DELETED", "object": deployment()}) + "\n"
+    fp.register(PATCH_1, stdout=STARTING)
+    fp.register(WATCH, stdout=events(deployment(available=None)) + deleted)
     with pytest.raises(errors.NotFound, match="deleted by another operation while start"):
         make_provider().start("testns/web-1")
+
+
+def test_start_of_a_deployment_being_deleted_says_so_at_once(fp: FakeProcess, clock: Clock) -> None:
+    fp.register(PATCH_1, stdout=kubectl_object(deployment(deleting=True, available=None)))
+    with pytest.raises(errors.NotFound, match="being deleted") as info:
+        make_provider().start("testns/web-1")
+    assert info.value.details["finalizers"] == ["foregroundDeletion"]
+    assert len(fp.calls) == 1
+
+
+def test_start_of_a_paused_deployment_that_cannot_roll_says_so(
+    fp: FakeProcess, clock: Clock
+) -> None:
+    paused = deployment(generation=2, observed=2, available=None, updated=0)
+    paused["spec"]["paused"] = True
+    fp.register(PATCH_1, stdout=STARTING)
+    fp.register(WATCH, stdout=events(paused))
+    fp.register(READ, stdout=kubectl_list([paused]))
+    fp.register(EVENTS, stdout=kubectl_list([]))
+    with pytest.raises(errors.RolloutFailed, match="paused"):
+        make_provider().start("testns/web-1")
+    assert clock() - 1000.0 == 0
 
 
 def test_start_whose_deployment_is_deleted_between_wait_slices_is_not_found(
     fp: FakeProcess, clock: Clock
 ) -> None:
-    fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
-    fp.register(SCALE_1, stdout="deployment.apps/web-1 scaled\n")
-    fp.register(rollout(), stderr=TIMED_OUT, returncode=1)
+    fp.register(PATCH_1, stdout=STARTING)
+    fp.register(WATCH, stdout=SLICE_PASSES)
     fp.register(READ, stdout=kubectl_list([]))  # the read between slices: gone
     with pytest.raises(errors.NotFound, match="deleted by another operation while start"):
         make_provider(timeout=60).start("testns/web-1")
 
 
 def test_start_of_a_replaced_deployment_is_a_conflict(fp: FakeProcess, clock: Clock) -> None:
-    dep, rs, p = running_objects()
-    dep["metadata"]["uid"] = "uid-new"
-    fp.register(GET, stdout=kubectl_object(deployment()))
-    fp.register(rollout(), stdout=ROLLED_OUT)
-    fp.register(READ, stdout=kubectl_list([dep, rs, p]))
+    fp.register(PATCH_1, stdout=STARTING)
+    fp.register(WATCH, stdout=events(deployment(uid="uid-new")))
     with pytest.raises(errors.Conflict, match="replaced"):
         make_provider().start("testns/web-1")
 
 
 def test_delete_answered_404_while_the_deployment_stays_is_not_success(fp: FakeProcess) -> None:
-    # kubectl delete --ignore-not-found exits 0, printing nothing, on a 404.
     fp.register(GET, stdout=kubectl_object(deployment()))
-    fp.register(DELETE, stdout="")
-    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(DELETE, stderr=NOT_FOUND, returncode=1)
+    fp.register(FIND, stdout=kubectl_list([deployment()]))
     with pytest.raises(errors.Unavailable, match="404 Not Found, yet the same Deployment"):
         make_provider().delete("testns/web-1")
 
 
 def test_delete_raced_by_a_delete_and_recreate_is_a_conflict(fp: FakeProcess) -> None:
     fp.register(GET, stdout=kubectl_object(deployment()))
-    fp.register(DELETE, stdout="")
-    fp.register(GET, stdout=kubectl_object(deployment(uid="uid-new")))
+    fp.register(DELETE, stderr=NOT_FOUND, returncode=1)
+    fp.register(FIND, stdout=kubectl_list([deployment(uid="uid-new")]))
     with pytest.raises(errors.Conflict, match="re-created by another operation") as info:
         make_provider().delete("testns/web-1")
     assert info.value.details["uid"] == "uid-new"
 
 
-def test_stop_raced_by_a_start_says_so_after_one_slice(fp: FakeProcess, clock: Clock) -> None:
+def test_delete_raced_by_a_delete_is_already_missing(fp: FakeProcess) -> None:
     fp.register(GET, stdout=kubectl_object(deployment()))
-    fp.register(SCALE_0, stdout="deployment.apps/web-1 scaled\n")
-    fp.register(WAIT_DELETE, stderr=WAIT_TIMED_OUT, returncode=1)
-    fp.register(GET, stdout=kubectl_object(_with_rv(deployment(), "1009")))  # scaled back to 1
+    fp.register(DELETE, stderr=NOT_FOUND, returncode=1)
+    fp.register(FIND, stdout=kubectl_list([]))
+    result = make_provider().delete("testns/web-1")
+    assert (result.deleted, result.already_missing) == (False, True)  # type: ignore[union-attr]
+
+
+def test_stop_raced_by_a_start_says_so_at_once(fp: FakeProcess, clock: Clock) -> None:
+    fp.register(PATCH_0, stdout=STOPPING)
+    fp.register(WATCH, stdout=events(deployment(replicas=0, generation=2, observed=2),
+                                     deployment(generation=3, observed=2)))  # fmt: skip
     with pytest.raises(errors.Conflict, match="scaled back up to 1 replica") as info:
         make_provider(timeout=300).stop("testns/web-1")
     assert info.value.exit_code == 6
-    assert clock() - 1000.0 == 10  # one slice, not the whole 300 s
+    assert clock() - 1000.0 == 0  # not a slice, not the whole 300 s
 
 
 # -- --dry-run prints what the real run executes -------------------------------------------------
@@ -1157,7 +1214,10 @@ def _argv(shown: str) -> list[str]:
     wait with its first slice's --timeout (the entry shows the whole wait)."""
     import shlex
 
-    argv = [a for a in shlex.split(shown.split("\n")[0], comments=True) if not a.startswith("<<")]
+    first = shown.split("\n")[0].removeprefix("# the adapter watches: ")  # the watch that runs
+    argv = [a for a in shlex.split(first, comments=True) if not a.startswith("<<")]
+    if argv[-2:] == ["||", "true"]:  # a read whose 404 means "absent": pasted, bash goes on
+        argv = argv[:-2]
     if argv[:4] == ["kubectl", "-n", "testns", "wait"] or "rollout" in argv[:4]:
         argv = [re.sub(r"^--timeout=\d+s$", "--timeout=10s", a) for a in argv]
     return argv
@@ -1168,9 +1228,10 @@ def _without_notes(plan: DryRunPlan) -> list[list[str]]:
 
 
 def _uncommented(shown: str) -> str:
-    """A plan entry or a logged command without its note (the first line's comment)."""
-    first, newline, rest = shown.partition("\n")
-    return first.split("  # ", 1)[0] + newline + rest
+    """A plan entry or a logged command without its notes (the command line's comment)."""
+    return "\n".join(
+        line if line.startswith("#") else line.split("  # ", 1)[0] for line in shown.split("\n")
+    )
 
 
 def _planned_then_ran(
@@ -1181,7 +1242,7 @@ def _planned_then_ran(
     plan = operation(make_provider(dry_run=True))
     assert isinstance(plan, DryRunPlan)
     assert len(fp.calls) == plan_calls  # a dry run reads, it never writes
-    assert not any(verb in c for c in calls(fp) for verb in ("apply", "scale", "delete"))
+    assert not any(verb in c for c in calls(fp) for verb in ("apply", "patch", "delete"))
     logger = logging.getLogger("kubectl_adapter")
     records: list[str] = []
     handler = logging.Handler()
@@ -1194,7 +1255,7 @@ def _planned_then_ran(
     finally:
         logger.removeHandler(handler)
         logger.setLevel(level)
-    logged = [_uncommented(r) for r in records if not r.startswith("#")]
+    logged = [_uncommented(r) for r in records if not r.splitlines()[-1].startswith("#")]
     assert [_uncommented(c) for c in plan.commands] == logged
     ran = [["kubectl", *c[1:]] for c in calls(fp)[plan_calls:]]
     return _without_notes(plan), ran
@@ -1202,44 +1263,41 @@ def _planned_then_ran(
 
 def test_dry_run_create_equals_the_real_run(fp: FakeProcess, clock: Clock) -> None:
     fp.register(GET, **ABSENT)
-    fp.register(APPLY, stdout="deployment.apps/web-1 serverside-applied\n")
+    fp.register(APPLY_JSON, stdout=APPLIED)
     fp.register(rollout(), stdout=ROLLED_OUT)
     fp.register(READ, stdout=kubectl_list(running_objects()))
     planned, ran = _planned_then_ran(fp, 0, lambda p: p.create(parse_spec(SPEC)))
-    assert planned == ran == [GET, APPLY, rollout(), READ]
+    assert planned == ran == [GET, APPLY_JSON, WATCH, READ]
 
 
 @pytest.mark.parametrize("replicas", [0, 1])
 def test_dry_run_start_equals_the_real_run(fp: FakeProcess, clock: Clock, replicas: int) -> None:
-    before = kubectl_object(deployment(replicas=replicas, available=replicas or None))
-    fp.register(GET, stdout=before)  # the dry run's read
-    fp.register(GET, stdout=before)
+    before = deployment(replicas=replicas, available=replicas or None)
+    fp.register(GET, stdout=kubectl_object(before))  # the dry run's read
+    fp.register(PATCH_1, stdout=STARTING if replicas == 0 else kubectl_object(before))
     if replicas == 0:
-        fp.register(SCALE_1, stdout="deployment.apps/web-1 scaled\n")
-    fp.register(rollout(), stdout=ROLLED_OUT)
+        fp.register(WATCH, stdout=ROLLED_OUT)
     fp.register(READ, stdout=kubectl_list(running_objects()))
     planned, ran = _planned_then_ran(fp, 1, lambda p: p.start("testns/web-1"))
     assert planned == ran
-    assert (SCALE_1 in ran) == (replicas == 0)
+    assert (WATCH in ran) == (replicas == 0)
     assert READ in planned  # the real selector, not a placeholder
 
 
 def test_dry_run_stop_equals_the_real_run(fp: FakeProcess, clock: Clock) -> None:
     fp.register(GET, stdout=kubectl_object(deployment()))
-    fp.register(GET, stdout=kubectl_object(deployment()))
-    fp.register(SCALE_0, stdout="deployment.apps/web-1 scaled\n")
-    fp.register(WAIT_DELETE, stdout="pod/web-1-5d8f7c9b6d-abcde condition met\n")
+    fp.register(PATCH_0, stdout=STOPPING)
+    fp.register(WATCH, stdout=events(deployment(replicas=0, generation=2, observed=2, total=0)))
     planned, ran = _planned_then_ran(fp, 1, lambda p: p.stop("testns/web-1"))
-    assert planned == ran == [GET, SCALE_0, WAIT_DELETE]
+    assert planned == ran == [PATCH_0, WATCH]
 
 
 def test_dry_run_delete_equals_the_real_run(fp: FakeProcess) -> None:
     fp.register(GET, stdout=kubectl_object(deployment()))
     fp.register(GET, stdout=kubectl_object(deployment()))
     fp.register(DELETE, stdout='deployment.apps "web-1" deleted\n')
-    fp.register(GET, **ABSENT)
     planned, ran = _planned_then_ran(fp, 1, lambda p: p.delete("testns/web-1"))
-    assert planned == ran == [GET, DELETE, GET]
+    assert planned == ran == [GET, DELETE]
 
 
 def test_dry_run_reconfigure_equals_the_real_run(fp: FakeProcess, clock: Clock) -> None:
@@ -1249,10 +1307,10 @@ def test_dry_run_reconfigure_equals_the_real_run(fp: FakeProcess, clock: Clock) 
     fp.register(GET, stdout=kubectl_object(deployment()))
     fp.register(
         APPLY_JSON,
-        stdout=kubectl_object(after),
+        stdout=kubectl_object(deployment(generation=2, observed=1)),
         stdin_callable=lambda text: sent.append(text.decode()),
     )
-    fp.register(rollout(), stdout=ROLLED_OUT)
+    fp.register(rollout(), stdout=events(after))
     fp.register(READ, stdout=kubectl_list([after]))
     spec = parse_spec(SPEC | {"cpus": 0.5})
     plans: list[Any] = []
@@ -1306,8 +1364,10 @@ def test_reconfigure_takes_back_a_sidecar_and_says_so(fp: FakeProcess, clock: Cl
     fp.register(GET, stdout=kubectl_object(before))  # the dry run's read
     fp.register(GET, stdout=kubectl_object(before))
     fp.register(APPLY_JSON, stdout=kubectl_object(before))  # the sidecar survives the apply
-    fp.register(restore, stdout=kubectl_object(cleaned))
-    fp.register(rollout(), stdout=ROLLED_OUT)
+    unobserved = json.loads(json.dumps(cleaned))
+    unobserved["status"]["observedGeneration"] = 1  # the patch's rollout has not begun
+    fp.register(restore, stdout=kubectl_object(unobserved))
+    fp.register(WATCH, stdout=events(cleaned))
     rs = replicaset(cleaned)
     fp.register(READ, stdout=kubectl_list([cleaned, rs, pod(rs)]))
     results: list[Any] = []
@@ -1319,7 +1379,7 @@ def test_reconfigure_takes_back_a_sidecar_and_says_so(fp: FakeProcess, clock: Cl
         return results[-1]
 
     planned, ran = _planned_then_ran(fp, 1, reconfigure)
-    assert planned == ran == [GET, APPLY_JSON, restore, rollout(), READ]
+    assert planned == ran == [GET, APPLY_JSON, restore, WATCH, READ]
     snapshot = results[-1]
     assert isinstance(snapshot, Snapshot)
     assert snapshot.drift.state == "in-sync"

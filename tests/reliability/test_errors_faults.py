@@ -1,10 +1,10 @@
 """API faults, end to end: the real kubectl against the fake API server's fault injection,
 and the error type Manager gets (it decides retry-or-give-up from it).
 
-* ``kubectl scale`` whose read of the Deployment fails prints ``error: no objects passed to
-  scale <cause>``: each fault must come back typed by its cause, never InvalidInput. The
-  adapter's own read of the same URL comes first, so these cases run the adapter's exact
-  scale argv through its runner (kubectl, classify, the runner's kubeconfig rules).
+* start/stop's ``kubectl patch`` (the scale, with its ownership tests) whose request fails:
+  each fault must come back typed by its cause, never InvalidInput (which the adapter reads
+  as "a test operation refused": not Manager's). These cases run the adapter's exact patch
+  argv through its runner (kubectl, classify, the runner's kubeconfig rules).
 * 429/503 with ``Retry-After`` outlasting the request timeout: Unavailable, ``status`` unknown.
 * Two creates of one hostname by different containers: the loser gets Conflict.
 """
@@ -51,7 +51,7 @@ def fake(cluster: Cluster) -> Iterator[FakeCluster]:
         {
             "apiVersion": "apps/v1",
             "kind": "Deployment",
-            "metadata": {"name": name, "namespace": "testns"},
+            "metadata": {"name": name, "namespace": "testns", "labels": {"app": name}},
             "spec": {
                 "replicas": 0,
                 "selector": {"matchLabels": {"app": name}},
@@ -67,7 +67,7 @@ def fake(cluster: Cluster) -> Iterator[FakeCluster]:
 
 
 def scale(fake: FakeCluster, cluster: Cluster, *, cache: str | None = None) -> AdapterError:
-    """The adapter's own ``kubectl scale`` (provider argv, runner, real kubectl); its error."""
+    """The adapter's own scale, ``kubectl patch`` (provider argv, runner, real kubectl)."""
     config = ClusterConfig(
         kubeconfig=str(fake.kubeconfig),
         context=fake.context,
@@ -77,39 +77,37 @@ def scale(fake: FakeCluster, cluster: Cluster, *, cache: str | None = None) -> A
         cache_dir=cache or str(cluster.workdir / f"scale-cache-{next(_cache)}"),
     )
     with pytest.raises(AdapterError) as info:
-        KubectlRunner(config).run(commands.scale("scaled", 0), namespace="testns")
+        KubectlRunner(config).run(
+            commands.patch_replicas("scaled", 0, {"app": "scaled"}), namespace="testns"
+        )
     return info.value
 
 
 @pytest.mark.parametrize("case", sorted(SCALE_FAULTS))
-def test_scale_read_fault_is_typed_by_its_cause(
-    fake: FakeCluster, cluster: Cluster, case: str
-) -> None:
+def test_scale_fault_is_typed_by_its_cause(fake: FakeCluster, cluster: Cluster, case: str) -> None:
     code, retry_after, expected = SCALE_FAULTS[case]
     fake.clear_faults()
-    fake.fail_next(50, code, method="GET", path_regex=DEPLOYMENT_PATH, retry_after=retry_after)
+    fake.fail_next(50, code, method="PATCH", path_regex=DEPLOYMENT_PATH, retry_after=retry_after)
     try:
         error = scale(fake, cluster)
     finally:
         fake.clear_faults()
     assert error.type == expected, (case, error.to_json())
-    assert "no objects passed to scale" in error.details["stderr"], error.to_json()
 
 
-def test_scale_read_that_hangs_is_unavailable(fake: FakeCluster, cluster: Cluster) -> None:
+def test_scale_that_hangs_is_unavailable(fake: FakeCluster, cluster: Cluster) -> None:
     fake.black_hole(True, path_regex=DEPLOYMENT_PATH)
     try:
         error = scale(fake, cluster)
     finally:
         fake.black_hole(False)
     assert error.type == "Unavailable", error.to_json()
-    assert "no objects passed to scale" in error.details["stderr"], error.to_json()
 
 
-def test_scale_read_refused_is_unavailable(fake: FakeCluster, cluster: Cluster) -> None:
-    # With discovery cached (as with Manager's --cache-dir) the GET itself meets the refusal.
+def test_scale_refused_is_unavailable(fake: FakeCluster, cluster: Cluster) -> None:
+    # With discovery cached (as with Manager's --cache-dir) the PATCH itself meets the refusal.
     cache = str(cluster.workdir / "scale-warm-cache")
-    fake.fail_next(1, 500, method="GET", path_regex=DEPLOYMENT_PATH)
+    fake.fail_next(1, 500, method="PATCH", path_regex=DEPLOYMENT_PATH)
     scale(fake, cluster, cache=cache)  # warms the cache, then fails harmlessly
     fake.down()
     try:
@@ -117,7 +115,7 @@ def test_scale_read_refused_is_unavailable(fake: FakeCluster, cluster: Cluster) 
     finally:
         fake.up()
     assert error.type == "Unavailable", error.to_json()
-    assert "connection refused" in error.details["stderr"], error.to_json()
+    assert error.details["reason"] == "connection refused", error.to_json()
 
 
 # -- 429 with Retry-After, through the CLI ----------------------------------------------------

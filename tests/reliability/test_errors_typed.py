@@ -290,7 +290,7 @@ def test_a_401_during_a_rollout_does_not_cost_the_wait_slice(cluster: Cluster) -
         )
         await_true(
             lambda: any(
-                r.kubectl_command == "kubectl rollout status" and r.query.get("watch") == "true"
+                r.kubectl_command == "kubectl get" and r.query.get("watch") == "true"
                 for r in fake.requests
             ),
             30,

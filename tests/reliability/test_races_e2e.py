@@ -133,12 +133,14 @@ class Races:
 
     # -- 2. start / create racing a stop or a delete --------------------------------------
 
-    def _at_rollout(self, trial: Trial, *competing: str) -> None:
+    def _at_wait(self, trial: Trial, *competing: str) -> None:
+        """Before the wait's watch lists the Deployment."""
         trial.hook = self.fake.on_request(
             before=self.compete(trial, *competing),
             method="GET",
-            path_regex=rf"/deployments/{trial.name}$",
-            kubectl_command="kubectl rollout status",
+            path_regex=rf"/namespaces/{self.ns}/deployments$",
+            query={"fieldSelector": f"metadata.name={trial.name}"},
+            kubectl_command="kubectl get",
         )
 
     def _at_final_read(self, trial: Trial, *competing: str) -> None:
@@ -153,7 +155,7 @@ class Races:
     def start_vs_stop(self) -> Trial:
         trial = self.running("st-stop")
         _ok(self.cluster.adapter("stop", self.pid(trial)))
-        self._at_rollout(trial, "stop", self.pid(trial))
+        self._at_wait(trial, "stop", self.pid(trial))
         return self.finish(trial, self.cluster.adapter("start", self.pid(trial)))
 
     def start_vs_delete(self) -> Trial:
@@ -171,7 +173,7 @@ class Races:
     def create_vs_stop(self) -> Trial:
         name, cid = self.cluster.workload("cr-stop")
         trial = Trial(name, cid)
-        self._at_rollout(trial, "stop", self.pid(trial))
+        self._at_wait(trial, "stop", self.pid(trial))
         created = self.cluster.adapter("create", "--spec", "-", stdin=spec(name, cid))
         return self.finish(trial, created)
 
@@ -179,18 +181,19 @@ class Races:
 
     def delete_vs_recreate(self) -> Trial:
         """Another job deletes it just before our DELETE (so ours is answered 404), and
-        creates it again just after our kubectl found it gone (its wait's GET: 404), so
-        kubectl exits 0 although a Deployment of that name exists when delete returns."""
+        creates it again before delete looks why, so a Deployment of that name exists when
+        delete returns."""
         trial = self.running("dl-new")
 
         def then_recreate_after_the_wait_looked() -> None:
             self.fake.on_request(
-                after=self.compete(
+                before=self.compete(
                     trial, "create", "--spec", "-", stdin=spec(trial.name, trial.cid)
                 ),
                 method="GET",
-                path_regex=rf"/deployments/{trial.name}$",
-                kubectl_command="kubectl delete",
+                path_regex=rf"/namespaces/{self.ns}/deployments$",
+                query={"fieldSelector": f"metadata.name={trial.name}"},
+                kubectl_command="kubectl get",
             )
 
         trial.hook = self.fake.on_request(
@@ -203,12 +206,12 @@ class Races:
         return self.finish(trial, self.cluster.adapter("delete", self.pid(trial)))
 
     def delete_answered_404(self) -> Trial:
-        """A 404 that is not the API server's truth (a proxy in the way): the delete call
-        and kubectl's look for the object both get it, so kubectl exits 0."""
+        """A 404 that is not the API server's truth (a proxy in the way) answers the delete
+        call. (Every DELETE answered so: tests/reliability/test_waits.py.)"""
         trial = self.running("dl-404")
         path = rf"/deployments/{trial.name}$"
         trial.hook = self.fake.on_request(  # from the delete call on, not the adapter's read
-            before=lambda: self.fake.fail_next(2, 404, path_regex=path),
+            before=lambda: self.fake.fail_next(1, 404, path_regex=path),
             method="DELETE",
             path_regex=path,
             kubectl_command="kubectl delete",
@@ -218,16 +221,11 @@ class Races:
     # -- 4. stop racing a start -----------------------------------------------------------
 
     def stop_vs_start(self) -> Trial:
-        """The start lands between stop's scale and its wait: the wait then holds a new,
-        running pod that will never go."""
+        """The start lands between stop's scale and its wait: the wait would then hold a
+        new, running pod that will never go. (A start after the wait's first read:
+        tests/reliability/test_waits.py.)"""
         trial = self.running("sp-start")
-        trial.hook = self.fake.on_request(
-            before=self.compete(trial, "start", self.pid(trial)),
-            method="GET",
-            path_regex=rf"/namespaces/{self.ns}/pods$",
-            query={"labelSelector": selector(trial.cid)},
-            kubectl_command="kubectl wait",
-        )
+        self._at_wait(trial, "start", self.pid(trial))
         stopped = self.cluster.adapter("stop", self.pid(trial), flags=["--timeout", "60"])
         return self.finish(trial, stopped)
 
