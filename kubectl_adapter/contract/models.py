@@ -3,8 +3,8 @@
 Plain dataclasses, so no command imports pydantic (its import alone cost ~70 ms on every
 command). Python names are snake_case; ``to_json`` gives the camelCase wire document, and
 ``model_validate`` reads one (camelCase or snake_case keys; an unknown key is an error).
-``output_models`` describes the same documents as pydantic models for ``docs/schema/``;
-``tests/contract/test_models.py`` keeps both equal.
+``output_models`` derives pydantic models from these classes, for ``docs/schema/`` only:
+the output contract is written once, here.
 """
 
 from __future__ import annotations
@@ -22,6 +22,11 @@ def to_camel(name: str) -> str:
     """``pod_ip_ephemeral`` -> ``podIpEphemeral`` (pydantic's ``to_camel``)."""
     first, *rest = name.split("_")
     return first + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def _about(description: str) -> dict[str, str]:
+    """A field's description in the JSON Schemas (``output_models`` reads it)."""
+    return {"description": description}
 
 
 def _dump(value: Any) -> Any:
@@ -88,12 +93,24 @@ class DriftChange(Output):
         "other",
     ]
     change: Literal["changed", "added", "removed"]
-    path: str  # the field, e.g. spec.template.spec.containers[name=main].image
-    name: str | None = None  # the env var, container, label or resource it is about
-    # Field managers that set it (managedFields); empty when removed.
-    by: list[str]
-    # The live value for image, replicas, paused and labels; never env or command.
-    value: str | int | bool | None = None
+    path: str = field(
+        metadata=_about("the field, e.g. spec.template.spec.containers[name=main].image")
+    )
+    name: str | None = field(
+        default=None, metadata=_about("the env var, container, label or resource it is about")
+    )
+    by: list[str] = field(
+        metadata=_about(
+            "field managers that set it (managedFields); empty when removed, "
+            "as the API server records no owner of a removed field"
+        )
+    )
+    value: str | int | bool | None = field(
+        default=None,
+        metadata=_about(
+            "the live value for image, replicas, paused and labels; never env or command"
+        ),
+    )
 
 
 @dataclass(kw_only=True)
@@ -107,8 +124,10 @@ class Drift(Output):
     }
     state: Literal["in-sync", "drifted", "unknown"]
     changes: list[DriftChange]
-    summary: str  # one line Manager can show; empty when in sync
-    restored: list[DriftChange] = field(default_factory=list)  # reconfigure: taken back
+    summary: str = field(metadata=_about("one line Manager can show; empty when in sync"))
+    restored: list[DriftChange] = field(
+        default_factory=list, metadata=_about("reconfigure only: the changes it took back")
+    )
 
 
 @dataclass(kw_only=True)
@@ -124,7 +143,7 @@ class Snapshot(Output):
     vmid: str
     name: str
     namespace: str
-    node: str | None  # Manager node ID from the node-id label
+    node: str | None = field(metadata=_about("Manager node ID from the node-id label"))
     container_id: str | None
     status: Status
     message: str

@@ -1,18 +1,22 @@
-"""The JSON contract Manager reads, as pydantic models: the source of ``docs/schema/``.
+"""The JSON contract Manager reads, as pydantic models derived from ``models``.
 
-The CLI never imports this module: it builds and prints ``models`` (plain dataclasses with
-the same fields and wire names; ``tests/contract/test_models.py`` keeps the two equal).
-Only ``schemas`` imports it, to write the JSON Schemas and to validate documents in tests.
+``models`` (plain dataclasses) is the one definition of every output: the CLI builds and
+prints those and never imports this module. Here each dataclass becomes a pydantic model with
+the same fields, defaults, wire names and descriptions (``field(metadata=...)``), for the
+JSON Schemas in ``docs/schema/`` (``schemas``) and for validating documents in tests.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import dataclasses
+import types
+import typing
+from typing import Any, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.alias_generators import to_camel
 
-from .statuses import Status
+from . import models
 
 
 class Output(BaseModel):
@@ -30,159 +34,58 @@ class Output(BaseModel):
         return self.model_dump(mode="json", by_alias=True)
 
 
-class DriftChange(Output):
-    """One field that differs from what Manager last applied, and who changed it."""
+_DERIVED: dict[type[models.Output], type[Output]] = {}
 
-    what: Literal[
-        "image",
-        "command",
-        "env",
-        "resources",
-        "replicas",
-        "paused",
-        "container",
-        "labels",
-        "other",
-    ]
-    change: Literal["changed", "added", "removed"]
-    path: str = Field(description="the field, e.g. spec.template.spec.containers[name=main].image")
-    name: str | None = Field(
-        default=None, description="the env var, container, label or resource it is about"
+
+def _own_doc(cls: type) -> str | None:
+    """The class's docstring; ``dataclass`` invents one (its signature) where there is none."""
+    doc = cls.__dict__.get("__doc__")
+    return None if doc is None or doc.startswith(f"{cls.__name__}(") else doc
+
+
+def _swap(hint: Any) -> Any:
+    """The type with every output dataclass in it replaced by its pydantic model."""
+    if isinstance(hint, type) and issubclass(hint, models.Output):
+        return derive(hint)
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is list:
+        return list[_swap(args[0])]  # type: ignore[misc]
+    if origin in (Union, types.UnionType):
+        return Union[tuple(_swap(arg) for arg in args)]  # noqa: UP007
+    return hint
+
+
+def derive(cls: type[models.Output]) -> type[Output]:
+    """The pydantic model of one output dataclass (once per class)."""
+    if cls in _DERIVED:
+        return _DERIVED[cls]
+    hints = typing.get_type_hints(cls)
+    definitions: dict[str, Any] = {}
+    for item in dataclasses.fields(cls):
+        options: dict[str, Any] = dict(item.metadata)
+        if item.default is not dataclasses.MISSING:
+            options["default"] = item.default
+        elif item.default_factory is not dataclasses.MISSING:
+            options["default_factory"] = item.default_factory
+        definitions[item.name] = (_swap(hints[item.name]), Field(**options))
+    model: type[Output] = create_model(
+        cls.__name__, __base__=Output, __doc__=_own_doc(cls), __module__=__name__, **definitions
     )
-    by: list[str] = Field(
-        description="field managers that set it (managedFields); empty when removed, "
-        "as the API server records no owner of a removed field"
-    )
-    value: str | int | bool | None = Field(
-        default=None,
-        description="the live value for image, replicas, paused and labels; never env or command",
-    )
+    _DERIVED[cls] = model
+    return model
 
 
-class Drift(Output):
-    """Whether the workload still is what Manager last applied (read from managedFields of
-    the same Deployment list/status read: no extra kubectl call)."""
-
-    state: Literal["in-sync", "drifted", "unknown"]
-    changes: list[DriftChange]
-    summary: str = Field(description="one line Manager can show; empty when in sync")
-    restored: list[DriftChange] = Field(
-        default_factory=list,
-        description="reconfigure only: the changes it took back",
-    )
-
-
-class Snapshot(Output):
-    """One Manager container as Kubernetes sees it right now.
-
-    ``vmid`` and ``provider_id`` are both ``namespace/name`` so Manager's ``findInSnapshot``
-    matches ``Container.containerId``; ``pod_ip`` is ephemeral and never an identity.
-    """
-
-    provider_id: str
-    vmid: str
-    name: str
-    namespace: str
-    node: str | None = Field(description="Manager node ID from the node-id label")
-    container_id: str | None
-    status: Status
-    message: str
-    pod_ip: str | None = None
-    ipv4_address: str | None = None
-    mac_address: None = None
-    ephemeral: Literal[True] = True
-    image: str | None = None
-    cpus: float | None = None
-    memory_mb: int | None = None
-    replicas: int = 0
-    ready_replicas: int = 0
-    available_replicas: int = 0
-    updated_replicas: int = 0
-    generation: int = 0
-    observed_generation: int = 0
-    drift: Drift
-
-
-class SnapshotList(Output):
-    items: list[Snapshot]
-
-
-class NetworkInfo(Output):
-    """Networking as Manager's shared jobs see it: no MAC, an ephemeral IP."""
-
-    provider_id: str
-    pod_ip: str | None
-    ipv4_address: str | None
-    mac_address: None = None
-    ephemeral: Literal[True] = True
-    stable: Literal[False] = False
-
-
-class DeleteResult(Output):
-    provider_id: str
-    deleted: bool
-    already_missing: bool
-
-
-class Capabilities(Output):
-    """What this provider offers Manager's shared jobs (read these, not the node type)."""
-
-    stable_mac_address: bool = False
-    stable_ip_address: bool = False
-    vmid: bool = False
-    storage: bool = False
-    templates: bool = False
-    register_netbox: bool = False
-    register_dns: bool = False
-    pod_ip_ephemeral: bool = True
-
-
-class Permission(Output):
-    verb: str
-    group: str
-    resource: str
-    subresource: str = ""
-    allowed: bool | None = None
-    reason: str | None = None
-    needed_for: list[str]
-
-
-class CheckResult(Output):
-    ok: bool
-    kubectl: str
-    client_version: str | None
-    server_version: str | None
-    context: str | None
-    namespace: str
-    namespace_exists: bool | None
-    permissions: list[Permission]
-    missing_permissions: list[str]
-    capabilities: Capabilities
-
-
-class NodeInfo(Output):
-    name: str
-    ready: bool
-    capacity: dict[str, str]
-    allocatable: dict[str, str]
-    kubelet_version: str | None = None
-
-
-class NodeList(Output):
-    items: list[NodeInfo]
-
-
-class DryRunPlan(Output):
-    dry_run: Literal[True] = True
-    commands: list[str]
-    manifest: str | None = None
-
-
-class ErrorBody(Output):
-    type: str
-    message: str
-    details: dict[str, Any]
-
-
-class ErrorOutput(Output):
-    error: ErrorBody
+DriftChange = derive(models.DriftChange)
+Drift = derive(models.Drift)
+Snapshot = derive(models.Snapshot)
+SnapshotList = derive(models.SnapshotList)
+NetworkInfo = derive(models.NetworkInfo)
+DeleteResult = derive(models.DeleteResult)
+Capabilities = derive(models.Capabilities)
+Permission = derive(models.Permission)
+CheckResult = derive(models.CheckResult)
+NodeInfo = derive(models.NodeInfo)
+NodeList = derive(models.NodeList)
+DryRunPlan = derive(models.DryRunPlan)
+ErrorBody = derive(models.ErrorBody)
+ErrorOutput = derive(models.ErrorOutput)

@@ -1,11 +1,11 @@
 """JSON Schemas (Draft 2020-12) of the spec and of every CLI output, for ``docs/schema/``.
 
-The outputs come from the pydantic models in ``output_models`` (the documents the CLI prints
-from ``models``; ``tests/contract/test_models.py`` keeps the two equal); the
-spec comes from ``spec_rules.FIELDS``, the table ``spec.parse_spec`` validates with, so the
-spec's rules are written once. ``tests/contract/test_schemas.py`` checks that schema and validator
-accept the same documents, and lists the rules a JSON Schema cannot state exactly
-(``docs/schema/README.md`` repeats them)::
+The outputs come from the pydantic models ``output_models`` derives from ``models`` (the
+documents the CLI prints, defined once); the spec comes from ``spec_rules.FIELDS``, the table
+``spec.parse_spec`` validates with, so the spec's rules are written once.
+``tests/contract/test_schemas.py`` checks that schema and validator accept the same
+documents, and lists the rules a JSON Schema cannot state exactly (``docs/schema/README.md``
+repeats them)::
 
     python -m kubectl_adapter.contract.schemas [DIR]     # rewrite the files (default: docs/schema)
 

@@ -1,6 +1,6 @@
-"""The CLI's output classes (``models``, plain dataclasses) and the pydantic models the JSON
-Schemas come from (``output_models``) describe the same documents: same fields, same wire
-names, same defaults, and each reads what the other writes."""
+"""The CLI's output classes (``models``, plain dataclasses) and the pydantic models
+``output_models`` derives from them for the JSON Schemas describe the same documents: same
+fields, same wire names, same defaults, and each reads what the other writes."""
 
 from __future__ import annotations
 
