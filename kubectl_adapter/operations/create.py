@@ -1,4 +1,8 @@
-"""create: apply the Deployment (server-side) and wait until its replica is available."""
+"""create: apply the Deployment (server-side) and wait until its replica is available.
+
+Three kubectl calls: the read that checks ownership (a server-side apply cannot be told "only
+if these labels"), the apply, and the wait, whose last event is the answer's snapshot.
+"""
 
 from __future__ import annotations
 
@@ -20,13 +24,11 @@ def create(node: Workloads, namespace: str, spec: ContainerSpec) -> Snapshot | D
     selector = selector_string(identity_labels(spec.container_id))
     apply = commands.apply_read_back()
     if node.config.dry_run:
-        # The selector follows from the spec's container ID: no read is needed.
         return plans.build(
             node.runner,
             plans.Step(commands.get_deployment(pid.name), absent_ok=True),
             (apply, ""),
             plans.watch_step(pid.name, commands.rollout_status(pid.name, node.config.timeout)),
-            (commands.workload(selector), ""),
             namespace=namespace,
             manifest=manifest,
         )

@@ -38,7 +38,6 @@ def start(
             node.runner,
             (commands.patch_replicas(pid.name, 1, owner), ""),
             *([] if done else [plans.watch_step(pid.name, rollout)]),
-            (commands.workload(deployment_selector(deployment)), ""),
             namespace=pid.namespace,
         )
     patched = node.set_replicas(pid, 1, container_id)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
@@ -13,7 +12,7 @@ from ..contract.spec import ContainerSpec
 from ..kubectl import commands
 from ..rules.drift import drift
 from ..rules.ownership import check_identity, check_ownership
-from ..rules.races import changed_under_apply, precondition, uid_of
+from ..rules.races import changed_under_apply, precondition, rollout_event, uid_of
 from ..rules.render import render_manifest
 from ..rules.restore import restore_patch, taken_back
 from ..rules.snapshots import build_snapshot
@@ -49,31 +48,46 @@ def reconfigure(
             (commands.get_deployment(pid.name), ""),
             (apply, ""),
             *_restore_plan(pid.name, before),
-            plans.watch_step(
-                pid.name,
-                commands.rollout_status(pid.name, node.config.timeout),
-                "unless the apply shows the rollout complete",
+            *(
+                []
+                if stopped
+                else [
+                    plans.watch_step(
+                        pid.name,
+                        commands.rollout_status(pid.name, node.config.timeout),
+                        "unless the apply shows the rollout complete",
+                    )
+                ]
             ),
-            *([] if stopped else [(commands.workload(selector), "")]),
             namespace=pid.namespace,
             manifest=render_manifest(spec, pid.namespace, precondition(before)),
         )
     before, after = apply_pinned(node, pid, spec, before, apply)
     after = restore(node, pid, after)
+    if desired_replicas(after) == 0:
+        return _saying_restored(stopped_answer(pid, uid_of(before), after), before)
     try:
-        node.wait(pid, selector, uid_of(before), "reconfigure", after)
+        final = node.wait(pid, selector, uid_of(before), "reconfigure", after)
     except AdapterError as exc:
         if rollback_on_failure and exc.type in ("RolloutFailed", "Timeout"):
             raise rollback(node, pid, selector, exc) from exc
         raise
-    if desired_replicas(after) == 0 and after.get("metadata", {}).get("generation"):
-        # Stopped: no pod to read an IP from, and the wait has just confirmed the new
-        # generation was observed, so the applied object says all there is (3 calls).
-        confirmed = copy.deepcopy(after)
-        status = confirmed.setdefault("status", {})
-        status["observedGeneration"] = confirmed["metadata"]["generation"]
-        return _saying_restored(build_snapshot(confirmed, [], []), before)
-    return _saying_restored(node.snapshot_after(pid.namespace, pid.name, selector), before)
+    # The Deployment the wait ended on: "1/1 available" with the new template; no read for
+    # the Pod IP (``status`` and ``network`` give it).
+    return _saying_restored(build_snapshot(final, [], []), before)
+
+
+def stopped_answer(pid: ProviderId, uid: str | None, applied: dict[str, Any]) -> Snapshot:
+    """A stopped Deployment's snapshot from what the apply (or restore patch) printed, with no
+    wait: there is no Pod to roll out, so the new template has nothing to wait for until a
+    start, whose own wait rolls it out. The apply was pinned to the uid and resourceVersion
+    read, so it changed exactly that Deployment; what it printed is judged as the wait's
+    first event would be (being deleted: NotFound). A delete, start or replacement after the
+    apply is another job's, after this one: the answer says the Deployment as this one left
+    it. Its ``observedGeneration`` is the controller's, which may not have seen the new
+    generation yet."""
+    rollout_event(pid, "ADDED", applied, uid, "reconfigure")
+    return build_snapshot(applied, [], [])
 
 
 def restore(node: Workloads, pid: ProviderId, applied: dict[str, Any]) -> dict[str, Any]:

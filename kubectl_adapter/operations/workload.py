@@ -8,7 +8,6 @@ from typing import Any
 from ..contract.errors import AdapterError, Conflict, InvalidInput, NotFound, RolloutFailed
 from ..contract.models import Snapshot
 from ..contract.naming import ProviderId, owner_labels
-from ..contract.statuses import Status
 from ..kubectl import commands
 from ..kubectl.config import ClusterConfig
 from ..kubectl.runner import KubectlRunner
@@ -16,7 +15,7 @@ from ..rules import clock
 from ..rules.ownership import check_ownership
 from ..rules.races import not_running, rollout_event
 from ..rules.selection import select_owned
-from ..rules.snapshots import build_snapshot, placeholder_snapshot, split_kinds
+from ..rules.snapshots import build_snapshot, split_kinds
 from ..rules.status import rollout_check
 from .waits import SLICE_SECONDS, timed_out, wait_budget, watch_deployment
 
@@ -125,17 +124,20 @@ class Workloads:
         uid: str | None,
         verb: str,
         current: dict[str, Any] | None = None,
-    ) -> None:
+    ) -> dict[str, Any]:
         """Until the rollout is complete: the Deployment's watch judges every change at once
         (deleted, replaced, stopped, paused, past its progress deadline); between 10 s slices
-        one read looks at the Pods for failures that will not heal (``rollout_check``)."""
+        one read looks at the Pods for failures that will not heal (``rollout_check``).
+
+        Returns the Deployment as it was when the rollout completed: the watch event that
+        ended the wait, or ``current`` (what the write printed) when it already showed it."""
         explain = self.explainer(pid.namespace, pid.name, selector)
 
         def judge(kind: str, deployment: dict[str, Any] | None) -> bool:
             return rollout_event(pid, kind, deployment, uid, verb)
 
         if current is not None and judge("ADDED", current):
-            return  # what the write printed is already complete: nothing to wait for
+            return current  # what the write printed is already complete: nothing to wait for
 
         def between() -> float:
             deployment, replicasets, pods = self.read_workload(pid.namespace, pid.name, selector)
@@ -155,7 +157,7 @@ class Workloads:
             return SLICE_SECONDS
 
         try:
-            watch_deployment(
+            final = watch_deployment(
                 self.runner,
                 pid,
                 owner_labels(None, None),
@@ -172,13 +174,8 @@ class Workloads:
             message, details = explain()
             details.update(exc.details)
             raise RolloutFailed(f"{exc.message} | {message}", details) from exc
-
-    def snapshot_after(self, namespace: str, name: str, selector: str) -> Snapshot:
-        deployment, replicasets, pods = self.read_workload(namespace, name, selector)
-        pid = ProviderId(namespace, name)
-        if deployment is None:
-            return placeholder_snapshot(pid, Status.MISSING, "deployment does not exist")
-        return build_snapshot(deployment, replicasets, pods)
+        assert final is not None  # the judge raises NotFound on a deletion
+        return final
 
     def until_running(
         self,
@@ -188,18 +185,16 @@ class Workloads:
         verb: str,
         current: dict[str, Any] | None = None,
     ) -> Snapshot:
-        """Wait for the rollout, then read: success means the container is running.
+        """Wait for the rollout: success means the container is running.
 
-        Another job may have stopped, deleted or replaced the Deployment meanwhile; the
-        watch says so as it happens, and the final read (the new Pod's IP) decides again.
+        The snapshot is the Deployment the wait ended on, with no read after it: its counts
+        say "1/1 available", and the Pod IP is left to ``status``/``network`` (Manager never
+        stores it). Another job may have stopped, deleted or replaced the Deployment
+        meanwhile; the watch says so as it happens, and ``not_running`` judges that last
+        state once more.
         """
-        self.wait(pid, selector, uid, verb, current)
-        deployment, replicasets, pods = self.read_workload(pid.namespace, pid.name, selector)
-        snapshot = (
-            build_snapshot(deployment, replicasets, pods)
-            if deployment is not None
-            else placeholder_snapshot(pid, Status.MISSING, "deployment does not exist")
-        )
+        deployment = self.wait(pid, selector, uid, verb, current)
+        snapshot = build_snapshot(deployment, [], [])
         problem = not_running(pid, deployment, uid, snapshot.status, snapshot.message, verb)
         if problem is not None:
             raise problem

@@ -242,7 +242,9 @@ def test_each_wait_says_what_it_awaits(
 
     def watch(args: Any, on_object: Any, **kwargs: Any) -> bool:
         assert waiting(), args
-        return True  # the wait is decided
+        done = deployment(replicas=0, total=0) if method == "stop" else deployment()
+        assert on_object({"type": "MODIFIED", "object": done})  # the event that decides it
+        return True
 
     def run(args: Any, **kwargs: Any) -> Any:
         assert kwargs.get("request_timeout") is False and waiting(), args  # delete's wait

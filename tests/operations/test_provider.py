@@ -173,7 +173,6 @@ def test_create_applies_waits_and_reports_the_snapshot(fp: FakeProcess, clock: C
         stdin_callable=lambda text: seen.setdefault("manifest", text.decode()),
     )
     fp.register(rollout(), stdout=ROLLED_OUT)
-    fp.register(READ, stdout=kubectl_list(running_objects()))
 
     snapshot = make_provider().create(spec)
 
@@ -187,8 +186,10 @@ def test_create_applies_waits_and_reports_the_snapshot(fp: FakeProcess, clock: C
         "containerId": "42",
         "status": "running",
         "message": "-",
-        "podIp": "10.244.1.9",
-        "ipv4Address": "10.244.1.9",
+        # The snapshot is the watch's last Deployment: no read of the Pods after the wait,
+        # so no Pod IP (status and network give it; Manager never stores it).
+        "podIp": None,
+        "ipv4Address": None,
         "macAddress": None,
         "ephemeral": True,
         "image": "nginx:latest",
@@ -203,8 +204,9 @@ def test_create_applies_waits_and_reports_the_snapshot(fp: FakeProcess, clock: C
         # These fixtures carry no managedFields: nothing to compare with.
         "drift": {"state": "unknown", "changes": [], "summary": "", "restored": []},
     }
+    assert snapshot.message == "1/1 available"
     assert seen["manifest"] == render_manifest(spec, "testns")
-    assert len(fp.calls) == 4
+    assert calls(fp) == [GET, APPLY_JSON, WATCH]  # three kubectl processes, no final read
 
 
 def test_create_refuses_a_foreign_deployment_and_changes_nothing(fp: FakeProcess) -> None:
@@ -271,9 +273,9 @@ def test_create_retried_after_partial_failure_converges(fp: FakeProcess, clock: 
     fp.register(GET, stdout=kubectl_object(half_done))
     fp.register(APPLY_JSON, stdout=APPLIED)
     fp.register(rollout(), stdout=ROLLED_OUT)
-    fp.register(READ, stdout=kubectl_list(running_objects()))
     snapshot = make_provider().create(parse_spec(SPEC))
     assert isinstance(snapshot, Snapshot) and snapshot.status == "running"
+    assert calls(fp) == [GET, APPLY_JSON, WATCH]
 
 
 def test_create_timeout_explains_why(fp: FakeProcess, clock: Clock) -> None:
@@ -453,7 +455,6 @@ def test_create_without_namespace_uses_the_contexts(fp: FakeProcess, clock: Cloc
     fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
     fp.register(rollout(), stdout=ROLLED_OUT)
-    fp.register(READ, stdout=kubectl_list(running_objects()))
     provider = KubernetesProvider(ClusterConfig())
     assert provider.create(parse_spec(SPEC)).namespace == "testns"  # type: ignore[union-attr]
 
@@ -592,10 +593,10 @@ NOT_FOUND = 'Error from server (NotFound): deployments.apps "web-1" not found\n'
 def test_start_scales_a_stopped_workload_and_waits(fp: FakeProcess, clock: Clock) -> None:
     fp.register(PATCH_1, stdout=STARTING)
     fp.register(WATCH, stdout=ROLLED_OUT)
-    fp.register(READ, stdout=kubectl_list(running_objects()))
     snapshot = make_provider().start("testns/web-1")
     assert isinstance(snapshot, Snapshot) and snapshot.status == "running"
-    assert calls(fp) == [PATCH_1, WATCH, READ]
+    assert (snapshot.message, snapshot.pod_ip) == ("1/1 available", None)
+    assert calls(fp) == [PATCH_1, WATCH]
     ops = json.loads(PATCH_1[PATCH_1.index("-p") + 1])
     assert ops[0] == {
         "op": "test",
@@ -616,7 +617,6 @@ def test_a_sliced_wait_is_logged_once_as_the_whole_wait(
     fp.register(WATCH, stdout=SLICE_PASSES)
     fp.register(READ, stdout=kubectl_list(running_objects()))  # between the slices
     fp.register(WATCH, stdout=events(deployment()))
-    fp.register(READ, stdout=kubectl_list(running_objects()))
     make_provider(timeout=300, verbose=True).start("testns/web-1")
     logged = [r.getMessage() for r in caplog.records if r.name == "kubectl_adapter"]
     waits = [line for line in logged if "--watch" in line]
@@ -634,15 +634,16 @@ def test_a_sliced_wait_is_logged_once_as_the_whole_wait(
         "early when the wait cannot succeed",
         f"# still waiting: next slice, {watch}",
     ]
-    # patch, the wait, the read between slices, the final read
-    assert sum(1 for line in logged if not line.splitlines()[-1].startswith("#")) == 4
+    # patch, the wait, the read between slices; no read after the wait
+    assert sum(1 for line in logged if not line.splitlines()[-1].startswith("#")) == 3
+    assert calls(fp) == [PATCH_1, WATCH, READ, WATCH]
 
 
 def test_start_of_a_running_workload_waits_for_nothing(fp: FakeProcess, clock: Clock) -> None:
     fp.register(PATCH_1, stdout=kubectl_object(deployment()))  # a no-op: already complete
-    fp.register(READ, stdout=kubectl_list(running_objects()))
-    make_provider().start("testns/web-1")
-    assert calls(fp) == [PATCH_1, READ]
+    snapshot = make_provider().start("testns/web-1")
+    assert isinstance(snapshot, Snapshot) and snapshot.status == "running"
+    assert calls(fp) == [PATCH_1]  # what the patch printed is the answer
 
 
 def test_start_missing_is_not_found(fp: FakeProcess) -> None:
@@ -836,9 +837,10 @@ def _reconfigure(
     )
     if expect_rollout:
         fp.register(WATCH, stdout=events(applied, after))
-    fp.register(READ, stdout=kubectl_list([after]))
     result = make_provider().reconfigure("testns/web-1", parse_spec(spec))
     assert isinstance(result, Snapshot)
+    # No read after the wait: the snapshot is the Deployment the wait ended on.
+    assert calls(fp) == [GET, APPLY_JSON, *([WATCH] if expect_rollout else [])]
     return result, seen["manifest"]
 
 
@@ -868,20 +870,40 @@ def test_reconfigure_renders_each_change(
 
 
 def test_reconfigure_of_a_stopped_workload_keeps_it_stopped(fp: FakeProcess, clock: Clock) -> None:
-    before = deployment(replicas=0, available=None)
-    after = deployment(replicas=0, available=None, generation=2, observed=2)
-    snapshot, manifest = _reconfigure(fp, clock, before, after, SPEC | {"env": {"A": "b"}})
-    assert "replicas" not in manifest
+    fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
+    # As the apply prints it: the new generation, not yet observed by the controller.
+    applied = deployment(replicas=0, available=None, generation=2, observed=1)
+    seen: dict[str, str] = {}
+    fp.register(
+        APPLY_JSON,
+        stdout=kubectl_object(applied),
+        stdin_callable=lambda text: seen.setdefault("manifest", text.decode()),
+    )
+    snapshot = make_provider().reconfigure("testns/web-1", parse_spec(SPEC | {"env": {"A": "b"}}))
+    assert isinstance(snapshot, Snapshot)
+    assert "replicas" not in seen["manifest"]
     assert (snapshot.status, snapshot.replicas, snapshot.pod_ip) == ("offline", 0, None)
-    assert snapshot.observed_generation == snapshot.generation == 2
-    assert not any("scale" in call for call in calls(fp))
-    # get, apply, the wait: a stopped workload has no pod whose IP a read would find.
-    assert calls(fp) == [GET, APPLY_JSON, WATCH]
+    assert (snapshot.generation, snapshot.observed_generation) == (2, 1)  # as the apply said
+    # get, apply: no Pod to roll out, so no wait (a start rolls the new template out).
+    assert calls(fp) == [GET, APPLY_JSON]
+
+
+def test_reconfigure_of_a_stopped_deployment_being_deleted_is_not_found(
+    fp: FakeProcess, clock: Clock
+) -> None:
+    """No wait on a stopped workload, yet what the apply printed is judged as the wait's
+    first event would be: a Deployment being deleted is said, not reported offline."""
+    fp.register(GET, stdout=kubectl_object(deployment(replicas=0, available=None)))
+    applied = deployment(replicas=0, available=None, generation=2, observed=1, deleting=True)
+    fp.register(APPLY_JSON, stdout=kubectl_object(applied))
+    with pytest.raises(errors.NotFound, match="being deleted"):
+        make_provider().reconfigure("testns/web-1", parse_spec(SPEC | {"env": {"A": "b"}}))
+    assert calls(fp) == [GET, APPLY_JSON]
 
 
 def test_reconfigure_that_changes_nothing_makes_no_rollout(fp: FakeProcess, clock: Clock) -> None:
     _reconfigure(fp, clock, deployment(), deployment(), SPEC, expect_rollout=False)
-    assert len(fp.calls) == 3
+    assert len(fp.calls) == 2  # get, apply: what the apply printed is already complete
 
 
 @pytest.mark.parametrize(
@@ -1105,13 +1127,17 @@ def test_start_raced_by_a_stop_is_a_conflict(fp: FakeProcess, clock: Clock) -> N
 def test_start_or_create_raced_by_a_delete_is_not_found(
     fp: FakeProcess, clock: Clock, operation: str
 ) -> None:
+    """Another job deletes the Deployment while the rollout is under way: the wait's watch
+    shows the foreground deletion (deletionTimestamp set) before the rollout completes, and
+    that ends the wait; no read after it would have anything to add."""
     if operation == "start":
         fp.register(PATCH_1, stdout=STARTING)
     else:
         fp.register(GET, **ABSENT)
         fp.register(APPLY_JSON, stdout=APPLIED)
-    fp.register(rollout(), stdout=ROLLED_OUT)
-    fp.register(READ, stdout=kubectl_list([]))  # deleted after the rollout, before the read
+    deleted = json.dumps({"type": "DELETED", "object": deployment()}) + "\n"
+    rolling = deployment(available=None, conditions=[])
+    fp.register(WATCH, stdout=events(rolling, deployment(deleting=True)) + deleted)
     provider = make_provider()
     run = (
         (lambda: provider.start("testns/web-1"))
@@ -1120,6 +1146,8 @@ def test_start_or_create_raced_by_a_delete_is_not_found(
     )
     with pytest.raises(errors.NotFound, match=f"deleted by another operation while {operation}"):
         run()
+    assert calls(fp)[-1] == WATCH
+    assert clock() - 1000.0 == 0  # at once, not after a slice
 
 
 def test_start_whose_watch_sees_the_deployment_deleted_is_not_found(
@@ -1265,9 +1293,8 @@ def test_dry_run_create_equals_the_real_run(fp: FakeProcess, clock: Clock) -> No
     fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
     fp.register(rollout(), stdout=ROLLED_OUT)
-    fp.register(READ, stdout=kubectl_list(running_objects()))
     planned, ran = _planned_then_ran(fp, 0, lambda p: p.create(parse_spec(SPEC)))
-    assert planned == ran == [GET, APPLY_JSON, WATCH, READ]
+    assert planned == ran == [GET, APPLY_JSON, WATCH]
 
 
 @pytest.mark.parametrize("replicas", [0, 1])
@@ -1277,11 +1304,8 @@ def test_dry_run_start_equals_the_real_run(fp: FakeProcess, clock: Clock, replic
     fp.register(PATCH_1, stdout=STARTING if replicas == 0 else kubectl_object(before))
     if replicas == 0:
         fp.register(WATCH, stdout=ROLLED_OUT)
-    fp.register(READ, stdout=kubectl_list(running_objects()))
     planned, ran = _planned_then_ran(fp, 1, lambda p: p.start("testns/web-1"))
-    assert planned == ran
-    assert (WATCH in ran) == (replicas == 0)
-    assert READ in planned  # the real selector, not a placeholder
+    assert planned == ran == ([PATCH_1, WATCH] if replicas == 0 else [PATCH_1])
 
 
 def test_dry_run_stop_equals_the_real_run(fp: FakeProcess, clock: Clock) -> None:
@@ -1300,18 +1324,24 @@ def test_dry_run_delete_equals_the_real_run(fp: FakeProcess) -> None:
     assert planned == ran == [GET, DELETE]
 
 
-def test_dry_run_reconfigure_equals_the_real_run(fp: FakeProcess, clock: Clock) -> None:
+@pytest.mark.parametrize("replicas", [1, 0])
+def test_dry_run_reconfigure_equals_the_real_run(
+    fp: FakeProcess, clock: Clock, replicas: int
+) -> None:
     sent: list[str] = []
-    after = deployment(generation=2, observed=2)
-    fp.register(GET, stdout=kubectl_object(deployment()))  # the dry run's read
-    fp.register(GET, stdout=kubectl_object(deployment()))
+    before = deployment(replicas=replicas, available=replicas or None)
+    after = deployment(replicas=replicas, available=replicas or None, generation=2, observed=2)
+    fp.register(GET, stdout=kubectl_object(before))  # the dry run's read
+    fp.register(GET, stdout=kubectl_object(before))
     fp.register(
         APPLY_JSON,
-        stdout=kubectl_object(deployment(generation=2, observed=1)),
+        stdout=kubectl_object(
+            deployment(replicas=replicas, available=replicas or None, generation=2, observed=1)
+        ),
         stdin_callable=lambda text: sent.append(text.decode()),
     )
-    fp.register(rollout(), stdout=events(after))
-    fp.register(READ, stdout=kubectl_list([after]))
+    if replicas:
+        fp.register(rollout(), stdout=events(after))
     spec = parse_spec(SPEC | {"cpus": 0.5})
     plans: list[Any] = []
 
@@ -1320,7 +1350,8 @@ def test_dry_run_reconfigure_equals_the_real_run(fp: FakeProcess, clock: Clock) 
         return plans[-1]
 
     planned, ran = _planned_then_ran(fp, 1, reconfigure)
-    assert planned == ran == [GET, APPLY_JSON, rollout(), READ]
+    # A stopped workload has no Pod to roll out: no wait.
+    assert planned == ran == [GET, APPLY_JSON, *([rollout()] if replicas else [])]
     # The manifest shown is the one sent, less the resourceVersion (the uid stays): pasted
     # later it still applies, and only to this Deployment.
     assert pasteable_manifest(sent[0]) == (plans[0].manifest, '"1001"')
@@ -1368,8 +1399,6 @@ def test_reconfigure_takes_back_a_sidecar_and_says_so(fp: FakeProcess, clock: Cl
     unobserved["status"]["observedGeneration"] = 1  # the patch's rollout has not begun
     fp.register(restore, stdout=kubectl_object(unobserved))
     fp.register(WATCH, stdout=events(cleaned))
-    rs = replicaset(cleaned)
-    fp.register(READ, stdout=kubectl_list([cleaned, rs, pod(rs)]))
     results: list[Any] = []
 
     def reconfigure(provider: KubernetesProvider) -> Any:
@@ -1379,7 +1408,7 @@ def test_reconfigure_takes_back_a_sidecar_and_says_so(fp: FakeProcess, clock: Cl
         return results[-1]
 
     planned, ran = _planned_then_ran(fp, 1, reconfigure)
-    assert planned == ran == [GET, APPLY_JSON, restore, WATCH, READ]
+    assert planned == ran == [GET, APPLY_JSON, restore, WATCH]
     snapshot = results[-1]
     assert isinstance(snapshot, Snapshot)
     assert snapshot.drift.state == "in-sync"
@@ -1397,12 +1426,12 @@ def test_reconfigure_without_foreign_fields_makes_no_patch(fp: FakeProcess, cloc
     applied["metadata"]["generation"] = 2
     fp.register(GET, stdout=kubectl_object(before))
     fp.register(APPLY_JSON, stdout=kubectl_object(applied))
-    fp.register(rollout(), stdout=ROLLED_OUT)
-    rs = replicaset(applied)
-    fp.register(READ, stdout=kubectl_list([applied, rs, pod(rs)]))
+    rolled_out = json.loads(json.dumps(applied))
+    rolled_out["status"]["observedGeneration"] = 2
+    fp.register(rollout(), stdout=events(rolled_out))  # the snapshot's drift is read from it
     snapshot = make_provider().reconfigure(
         "testns/web-1", parse_spec(SPEC | {"env": {"KEY": "value"}})
     )
-    assert len(fp.calls) == 4 and not any("patch" in c for c in calls(fp))
+    assert calls(fp) == [GET, APPLY_JSON, WATCH]
     assert isinstance(snapshot, Snapshot)
     assert [(c.what, c.by) for c in snapshot.drift.restored] == [("image", ["kubectl-edit"])]

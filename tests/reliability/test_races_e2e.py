@@ -143,12 +143,16 @@ class Races:
             kubectl_command="kubectl get",
         )
 
-    def _at_final_read(self, trial: Trial, *competing: str) -> None:
+    def _in_wait(self, trial: Trial, *competing: str) -> None:
+        """After the wait's watch listed the Deployment (a rollout under way), before that
+        list's answer reaches kubectl: the watch then goes on from there and sees the
+        competing job's change. The operation reads nothing after its wait, so this is the
+        last point another job can land and still be this one's to report."""
         trial.hook = self.fake.on_request(
-            before=self.compete(trial, *competing),
+            after=self.compete(trial, *competing),
             method="GET",
             path_regex=rf"/namespaces/{self.ns}/deployments$",
-            query={"labelSelector": selector(trial.cid)},
+            query={"fieldSelector": f"metadata.name={trial.name}"},
             kubectl_command="kubectl get",
         )
 
@@ -160,14 +164,20 @@ class Races:
 
     def start_vs_delete(self) -> Trial:
         trial = self.running("st-del")
-        self._at_final_read(trial, "delete", self.pid(trial))
+        _ok(self.cluster.adapter("stop", self.pid(trial)))
+        # Its next Pod never becomes ready (the fake's kubelet), so the start's rollout is
+        # still under way whatever the timing: the delete lands inside the wait.
+        never_ready = spec(trial.name, trial.cid, env={"FAKE_NEVER_READY": "1"})
+        _ok(self.cluster.adapter("reconfigure", self.pid(trial), "--spec", "-", stdin=never_ready))
+        self._in_wait(trial, "delete", self.pid(trial))
         return self.finish(trial, self.cluster.adapter("start", self.pid(trial)))
 
     def create_vs_delete(self) -> Trial:
         name, cid = self.cluster.workload("cr-del")
         trial = Trial(name, cid)
-        self._at_final_read(trial, "delete", self.pid(trial))
-        created = self.cluster.adapter("create", "--spec", "-", stdin=spec(name, cid))
+        self._in_wait(trial, "delete", self.pid(trial))
+        never_ready = spec(name, cid, env={"FAKE_NEVER_READY": "1"})
+        created = self.cluster.adapter("create", "--spec", "-", stdin=never_ready)
         return self.finish(trial, created)
 
     def create_vs_stop(self) -> Trial:
@@ -323,6 +333,9 @@ def test_start_or_create_raced_by_a_delete_is_not_found(trials: dict[str, Trial]
     trial, result = _trial(trials, key)
     assert trial.after is None
     assert (result.code, result.error_type) == (3, "NotFound"), _why(result)
+    assert "deleted by another operation" in result.doc["error"]["message"], _why(result)
+    # Said when the watch saw it, not after a 10 s slice (the delete ran inside the wait).
+    assert result.seconds < trial.competing[0].seconds + 8, _why(result)
 
 
 # -- 3 ------------------------------------------------------------------------------------------
