@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pytest_subprocess import FakeProcess
 
-from kubectl_adapter.contract.naming import deployment_selector
+from kubectl_adapter.contract.naming import name_selector
 from kubectl_adapter.kubectl import commands
 from kubectl_adapter.kubectl.config import ClusterConfig
 from kubectl_adapter.operations.provider import KubernetesProvider
@@ -26,7 +26,6 @@ from tests.k8s_objects import (
     NODE,
     deployment,
     kubectl_list,
-    kubectl_object,
     pod,
     replicaset,
 )
@@ -641,12 +640,12 @@ def test_list_reports_drift_in_one_call(fp: FakeProcess, n: int) -> None:
 
 
 @pytest.mark.usefixtures("_kubectl_on_path")
-def test_status_reports_drift_in_its_two_calls(fp: FakeProcess) -> None:
+def test_status_reports_drift_in_its_one_call(fp: FakeProcess) -> None:
     dep, rs, p = _drifted(42)
-    fp.register([*K, *commands.get_deployment("web-42")], stdout=kubectl_object(dep))
-    fp.register([*K, *commands.owned(deployment_selector(dep))], stdout=kubectl_list([rs, p]))
+    named = [*K, *commands.workload(name_selector("web-42"))]
+    fp.register(named, stdout=kubectl_list([dep, rs, p]))
     snapshot = KubernetesProvider(ClusterConfig(namespace="testns")).status("testns/web-42")
-    assert len(fp.calls) == 2
+    assert len(fp.calls) == 1
     assert (snapshot.status, snapshot.drift.state) == ("running", "drifted")
     assert snapshot.drift.changes[0].by == ["kubectl-patch"]
 
