@@ -13,10 +13,14 @@ NS = "testns"
 MANAGED = "org.mieweb.opensource-server.managed"
 NODE = "org.mieweb.opensource-server.node-id"
 CONTAINER = "org.mieweb.opensource-server.container-id"
+NAME = "org.mieweb.opensource-server.name"
 
 
-def labels(container_id: str = "42", node_id: str = "7") -> dict[str, str]:
-    return {MANAGED: "true", NODE: node_id, CONTAINER: container_id}
+def labels(container_id: str = "42", node_id: str = "7", name: str | None = None) -> dict[str, str]:
+    """Manager's labels; ``name``: the name label, which a Deployment applied before it
+    existed (a legacy one) does not carry."""
+    found = {MANAGED: "true", NODE: node_id, CONTAINER: container_id}
+    return found if name is None else found | {NAME: name}
 
 
 def deployment(
@@ -38,7 +42,10 @@ def deployment(
     image: str = "nginx:latest",
     env: dict[str, str] | None = None,
     namespace: str = NS,
+    legacy: bool = False,
 ) -> dict[str, Any]:
+    """``legacy``: applied before the name label existed (on the Deployment and its Pods)."""
+    own = labels(container_id, node_id, None if legacy else name)
     meta: dict[str, Any] = {
         "name": name,
         "namespace": namespace,
@@ -47,7 +54,7 @@ def deployment(
         "generation": generation,
         "creationTimestamp": "2026-11-30T00:00:00Z",
         "annotations": {"deployment.kubernetes.io/revision": "1"},
-        "labels": labels(container_id, node_id) if managed else {"app": name},
+        "labels": dict(own) if managed else {"app": name},
     }
     if deleting:
         meta["deletionTimestamp"] = "2026-11-30T00:05:00Z"
@@ -55,7 +62,7 @@ def deployment(
     spec: dict[str, Any] = {
         "selector": {"matchLabels": {MANAGED: "true", CONTAINER: container_id}},
         "template": {
-            "metadata": {"labels": labels(container_id, node_id)},
+            "metadata": {"labels": dict(own)},
             "spec": {
                 "containers": [
                     {

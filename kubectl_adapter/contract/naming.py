@@ -11,6 +11,9 @@ LABEL_PREFIX = "org.mieweb.opensource-server"
 MANAGED_LABEL = f"{LABEL_PREFIX}.managed"
 NODE_ID_LABEL = f"{LABEL_PREFIX}.node-id"
 CONTAINER_ID_LABEL = f"{LABEL_PREFIX}.container-id"
+# The Deployment's own name, on it and on its Pod template (so on its ReplicaSets and Pods):
+# one selector reads the whole workload. A name is a DNS-1123 label, so always a label value.
+NAME_LABEL = f"{LABEL_PREFIX}.name"
 FIELD_MANAGER = "opensource-server-manager"
 # Deployment annotation: the env names Manager applied and whether it set a command (drift.py)
 APPLIED_ANNOTATION = f"{LABEL_PREFIX}.applied"
@@ -76,8 +79,20 @@ def identity_labels(container_id: str) -> dict[str, str]:
     return {MANAGED_LABEL: "true", CONTAINER_ID_LABEL: container_id}
 
 
-def workload_labels(container_id: str, node_id: str) -> dict[str, str]:
-    return {MANAGED_LABEL: "true", NODE_ID_LABEL: node_id, CONTAINER_ID_LABEL: container_id}
+def workload_labels(container_id: str, node_id: str, name: str) -> dict[str, str]:
+    """The Deployment's labels and its Pod template's (never its selector's: a Deployment
+    applied before the name label existed keeps its immutable selector)."""
+    return {
+        MANAGED_LABEL: "true",
+        NODE_ID_LABEL: node_id,
+        CONTAINER_ID_LABEL: container_id,
+        NAME_LABEL: name,
+    }
+
+
+def name_selector(name: str) -> str:
+    """``managed=true,name=NAME``: the Deployment NAME with its ReplicaSets and Pods."""
+    return selector_string({MANAGED_LABEL: "true", NAME_LABEL: name})
 
 
 def selector_string(labels: dict[str, str]) -> str:

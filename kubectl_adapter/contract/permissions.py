@@ -23,11 +23,14 @@ class Need(NamedTuple):
 
 
 NAMESPACED_NEEDS: tuple[Need, ...] = (
+    # status and network get a Deployment by name only when the read by the name label does
+    # not hold it (missing, not Manager's, or applied before the name label existed).
     Need(
         "get", "apps", "deployments", "", ("create", "status", "delete", "reconfigure", "network")
     ),
-    # The waits watch the Deployment (a list, then a watch); delete lists by label and name.
-    Need("list", "apps", "deployments", "", ("list", "wait", "delete")),
+    # The waits watch the Deployment (a list, then a watch); delete lists by label and name;
+    # status and network list it with its ReplicaSets and Pods by the name label.
+    Need("list", "apps", "deployments", "", ("list", "wait", "delete", "status", "network")),
     Need("watch", "apps", "deployments", "", ("wait", "stop (wait)", "delete (wait)")),
     # Server-side apply of an absent object is authorised as create as well as patch.
     Need("create", "apps", "deployments", "", ("create",)),

@@ -23,6 +23,7 @@ from .naming import (
     DNS1123_RULE,
     LABEL_VALUE_PATTERN,
     LABEL_VALUE_RULE,
+    NAME_LABEL,
     NODE_ID_LABEL,
     is_dns1123_label,
     is_label_value,
@@ -263,8 +264,8 @@ FIELDS: tuple[FieldRule, ...] = (
             "pattern": DNS1123_PATTERN,
             "description": (
                 "A DNS-1123 label: at most 63 characters, lowercase letters, digits and '-', "
-                "starting and ending with a letter or digit. The Deployment's name and the "
-                "pod's hostname; never renamed."
+                "starting and ending with a letter or digit. The Deployment's name (and the "
+                f"value of its label {NAME_LABEL}) and the pod's hostname; never renamed."
             ),
         },
     ),

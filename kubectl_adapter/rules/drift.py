@@ -21,8 +21,9 @@ What managedFields cannot say, values say:
 
 The kinds of change: image, command (``command``/``args``), env (``env``/``envFrom``),
 resources, replicas, paused, container (a container or init container added or removed),
-labels (the three ownership labels, on the Deployment or its Pod template), other (any other
-field of the spec). ``kubectl rollout restart``'s ``restartedAt`` template annotation is a
+labels (the ownership labels, on the Deployment or its Pod template; the name label's absence
+from both is a Deployment applied before it existed, not a change), other (any other field of
+the spec). ``kubectl rollout restart``'s ``restartedAt`` template annotation is a
 restart, not configuration: ignored. Values are never reported for env or command.
 """
 
@@ -38,6 +39,7 @@ from ..contract.naming import (
     CONTAINER_NAME,
     FIELD_MANAGER,
     MANAGED_LABEL,
+    NAME_LABEL,
     NODE_ID_LABEL,
 )
 
@@ -48,7 +50,7 @@ IN_SYNC = "in-sync"
 DRIFTED = "drifted"
 UNKNOWN = "unknown"
 
-OWNERSHIP_LABELS = (MANAGED_LABEL, NODE_ID_LABEL, CONTAINER_ID_LABEL)
+OWNERSHIP_LABELS = (MANAGED_LABEL, NODE_ID_LABEL, CONTAINER_ID_LABEL, NAME_LABEL)
 RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"
 _TEMPLATE_SPEC: Path = ("f:spec", "f:template", "f:spec")
 _CONTAINER_LISTS = ("f:containers", "f:initContainers")
@@ -286,12 +288,13 @@ def _value_changes(deployment: Document, others: dict[str, set[Path]]) -> list[C
         changes.append(Change("paused", "changed", "spec.paused", None, by, True, at))
     meta_labels = (deployment.get("metadata") or {}).get("labels") or {}
     template_labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
+    named = NAME_LABEL in meta_labels or NAME_LABEL in template_labels
     for where, labels in (
         ("metadata.labels", meta_labels),
         ("spec.template.metadata.labels", template_labels),
     ):
         for label in OWNERSHIP_LABELS:
-            if label not in labels:
+            if label not in labels and (named or label != NAME_LABEL):
                 changes.append(Change("labels", "removed", f"{where}.{label}", label, ()))
     main = _main(deployment)
     base = f"spec.template.spec.containers[name={CONTAINER_NAME}]"

@@ -85,7 +85,7 @@ def render_manifest(
         template.render(
             name=spec.hostname,
             namespace=namespace,
-            labels=workload_labels(spec.container_id, spec.node_id),
+            labels=workload_labels(spec.container_id, spec.node_id, spec.hostname),
             selector=identity_labels(spec.container_id),
             container_name=CONTAINER_NAME,
             image=spec.image,

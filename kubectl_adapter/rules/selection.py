@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, NamedTuple
 
+from ..contract.naming import NAME_LABEL
+
 Document = dict[str, Any]
 REVISION_ANNOTATION = "deployment.kubernetes.io/revision"
 _Key = tuple[str, str]
@@ -96,3 +98,21 @@ class OwnerIndex:
 def select_owned(deployment: Document, replicasets: list[Document], pods: list[Document]) -> Owned:
     """The Deployment's own ReplicaSets and Pods among objects read by label."""
     return OwnerIndex(replicasets, pods).owned_by(deployment)
+
+
+def _count(obj: Document) -> int:
+    replicas = (obj.get("status") or {}).get("replicas", 0)
+    return replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else 0
+
+
+def holds_every_pod(deployment: Document, owned: Owned) -> bool:
+    """Whether a read by the name label (``naming.name_selector``) saw all of the
+    Deployment's Pods: its Pod template carries the label, so its current ReplicaSet and Pods
+    do (a rollback to a revision from before the label would not), and the owned ReplicaSets
+    seen account for every Pod the Deployment counts (mid-rollout, the ReplicaSet of a
+    revision from before the label holds Pods the read did not see)."""
+    name = (deployment.get("metadata") or {}).get("name")
+    template = ((deployment.get("spec") or {}).get("template") or {}).get("metadata") or {}
+    if (template.get("labels") or {}).get(NAME_LABEL) != name:
+        return False
+    return sum(_count(rs) for rs in owned.replicasets) >= _count(deployment)

@@ -19,6 +19,16 @@ from tests.k8s_objects import deployment, kubectl_list, kubectl_object, pod, rep
 ROOT = Path(__file__).resolve().parents[2]
 NGINX = str(ROOT / "examples" / "nginx.json")
 K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
+# status's first read: web-1 with its ReplicaSets and Pods, by the name label
+NAMED_WEB1 = [
+    "get",
+    "deployments,replicasets,pods",
+    "-l",
+    "org.mieweb.opensource-server.managed=true,org.mieweb.opensource-server.name=web-1",
+    "-o",
+    "json",
+    "--show-managed-fields",
+]
 GET_WEB1 = [
     "get",
     "deployment",
@@ -180,7 +190,7 @@ def test_a_bug_is_internal_error_not_a_traceback_on_stdout(
 
 def test_status_unknown_exits_zero(capsys: pytest.CaptureFixture[str], fp: FakeProcess) -> None:
     fp.register(
-        [*K, "get", "deployment", "web-1", "-o", "json", "--show-managed-fields"],
+        [*K, *NAMED_WEB1],
         stderr="The connection to the server 127.0.0.1:6443 was refused - did you specify the "
         "right host or port?\n",
         returncode=1,
@@ -227,14 +237,10 @@ def test_global_flags_work_after_the_command(
         "testns",
         "--request-timeout",
         "10s",
-        "get",
-        "deployment",
-        "web-1",
-        "-o",
-        "json",
-        "--show-managed-fields",
     ]
-    fp.register(argv, stdout=kubectl_object(deployment(managed=False)))
+    fp.register([*argv, *NAMED_WEB1], stdout=kubectl_list([]))
+    get = ["get", "deployment", "web-1", "-o", "json", "--show-managed-fields"]
+    fp.register([*argv, *get], stdout=kubectl_object(deployment(managed=False)))
     code, document, _ = run(
         capsys, "status", "testns/web-1", "--kubeconfig", "/k", "--context", "c", "-n", "testns"
     )
@@ -244,6 +250,7 @@ def test_global_flags_work_after_the_command(
 def test_verbose_logs_each_command_shell_quoted(
     capsys: pytest.CaptureFixture[str], fp: FakeProcess
 ) -> None:
+    fp.register([*K, *NAMED_WEB1], stdout=kubectl_list([]))
     fp.register(
         [*K, "get", "deployment", "web-1", "-o", "json", "--show-managed-fields"],
         stderr='Error from server (NotFound): deployments.apps "web-1" not found\n',
@@ -256,6 +263,13 @@ def test_verbose_logs_each_command_shell_quoted(
         "# kubectl-adapter -v -n testns status testns/web-1: "
         "the kubectl commands it runs, as bash to paste"
     )
+    assert lines[1] == (
+        "kubectl -n testns --request-timeout 10s get deployments,replicasets,pods -l "
+        "org.mieweb.opensource-server.managed=true,org.mieweb.opensource-server.name=web-1 "
+        "-o json --show-managed-fields"
+    )
+    assert lines[2].startswith("# exit 0 in "), lines
+    lines = lines[2:]
     # status reads the 404 as "missing": pasted under bash -e, the line goes on too.
     assert lines[1] == (
         "kubectl -n testns --request-timeout 10s get deployment web-1 -o json "

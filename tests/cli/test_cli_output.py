@@ -26,6 +26,16 @@ LIST = [
     "-l",
     "org.mieweb.opensource-server.managed=true",
 ]
+NAMED = [
+    *K,
+    "get",
+    "deployments,replicasets,pods",
+    "-l",
+    "org.mieweb.opensource-server.managed=true,org.mieweb.opensource-server.name=web-1",
+    "-o",
+    "json",
+    "--show-managed-fields",
+]
 GET = [*K, "get", "deployment", "web-1", "-o", "json", "--show-managed-fields"]
 OWNED = [
     *K,
@@ -52,6 +62,7 @@ def register_cluster(fp: FakeProcess) -> None:
         stdout=kubectl_list([dep, rs, pod(rs)]),
         occurrences=9,
     )
+    fp.register(NAMED, stdout=kubectl_list([dep, rs, pod(rs)]), occurrences=9)
     fp.register(GET, stdout=kubectl_object(dep), occurrences=9)
     fp.register(OWNED, stdout=kubectl_list([rs, pod(rs)]), occurrences=9)
 

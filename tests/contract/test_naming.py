@@ -14,12 +14,14 @@ from kubectl_adapter.contract.naming import (
     CONTAINER_ID_LABEL,
     LABEL_PREFIX,
     MANAGED_LABEL,
+    NAME_LABEL,
     NODE_ID_LABEL,
     ProviderId,
     deployment_selector,
     identity_labels,
     is_dns1123_label,
     is_label_value,
+    name_selector,
     parse_provider_id,
     selector_string,
     workload_labels,
@@ -37,6 +39,7 @@ def test_label_names() -> None:
     assert MANAGED_LABEL == "org.mieweb.opensource-server.managed"
     assert NODE_ID_LABEL == "org.mieweb.opensource-server.node-id"
     assert CONTAINER_ID_LABEL == "org.mieweb.opensource-server.container-id"
+    assert NAME_LABEL == "org.mieweb.opensource-server.name"
 
 
 # ------------------------------------------------------------------------------- provider IDs
@@ -175,13 +178,28 @@ def test_every_dns_label_is_a_label_value() -> None:
 # ------------------------------------------------------------------------ labels and selectors
 def test_identity_and_workload_labels() -> None:
     assert identity_labels("42") == {MANAGED_LABEL: "true", CONTAINER_ID_LABEL: "42"}
-    assert workload_labels("42", "7") == {
+    assert workload_labels("42", "7", "web-1") == {
         MANAGED_LABEL: "true",
         NODE_ID_LABEL: "7",
         CONTAINER_ID_LABEL: "42",
+        NAME_LABEL: "web-1",
     }
-    # The selector is a subset of the labels, without the node (a node may be re-assigned).
-    assert identity_labels("42").items() <= workload_labels("42", "7").items()
+    # The selector is a subset of the labels, without the node (a node may be re-assigned)
+    # and without the name (Deployments applied before the name label keep their selector).
+    assert identity_labels("42").items() <= workload_labels("42", "7", "web-1").items()
+    assert NAME_LABEL not in identity_labels("42")
+
+
+def test_name_selector() -> None:
+    assert name_selector("web-1") == f"{MANAGED_LABEL}=true,{NAME_LABEL}=web-1"
+
+
+@given(st.from_regex(DNS1123, fullmatch=True).filter(lambda name: len(name) <= 63))
+def test_every_deployment_name_is_a_label_value(name: str) -> None:
+    """The name label holds the Deployment name: every name the spec allows is a label value
+    (Kubernetes' own rule, restated above), so no apply can be refused for it."""
+    assert is_dns1123_label(name)
+    assert LABEL_VALUE.fullmatch(name) and is_label_value(name)
 
 
 def test_selector_string_is_sorted() -> None:
@@ -197,22 +215,25 @@ def test_selector_string_is_sorted() -> None:
         # matchLabels wins over metadata labels: it is what the Deployment really selects.
         (
             {
-                "metadata": {"labels": workload_labels("99", "7")},
+                "metadata": {"labels": workload_labels("99", "7", "web-1")},
                 "spec": {"selector": {"matchLabels": {"app": "x", "tier": "web"}}},
             },
             "app=x,tier=web",
         ),
         ({"spec": {"selector": {"matchLabels": {"n": 1}}}}, "n=1"),
         # No matchLabels: fall back to the identity labels carried on the Deployment.
-        ({"metadata": {"labels": workload_labels("42", "7")}}, SELECTOR_42),
-        ({"metadata": {"labels": workload_labels("42", "7")}, "spec": None}, SELECTOR_42),
+        ({"metadata": {"labels": workload_labels("42", "7", "web-1")}}, SELECTOR_42),
+        ({"metadata": {"labels": workload_labels("42", "7", "web-1")}, "spec": None}, SELECTOR_42),
         (
-            {"metadata": {"labels": workload_labels("42", "7")}, "spec": {"selector": None}},
+            {
+                "metadata": {"labels": workload_labels("42", "7", "web-1")},
+                "spec": {"selector": None},
+            },
             SELECTOR_42,
         ),
         (
             {
-                "metadata": {"labels": workload_labels("42", "7")},
+                "metadata": {"labels": workload_labels("42", "7", "web-1")},
                 "spec": {"selector": {"matchLabels": {}}},
             },
             SELECTOR_42,

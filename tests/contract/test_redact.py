@@ -16,7 +16,9 @@ from pytest_subprocess import FakeProcess
 from kubectl_adapter.cli import app as cli
 from kubectl_adapter.contract import redact as redact_module
 from kubectl_adapter.contract.errors import AdapterError, InternalError, Unauthorized, Unavailable
+from kubectl_adapter.contract.naming import name_selector
 from kubectl_adapter.contract.redact import MASK, redact, redact_value, register_secret
+from kubectl_adapter.kubectl import commands
 from kubectl_adapter.kubectl.config import ClusterConfig
 from kubectl_adapter.kubectl.kubectl_errors import classify
 from kubectl_adapter.kubectl.runner import KubectlRunner
@@ -305,7 +307,9 @@ def test_runner_error_carries_no_secret(fp: FakeProcess) -> None:
 def test_cli_status_unknown_message_carries_no_secret(
     fp: FakeProcess, capsys: pytest.CaptureFixture[str], stderr: str, kind: str
 ) -> None:
-    fp.register([*GET, "-o", "json", "--show-managed-fields"], stderr=stderr, returncode=1)
+    # status's one read: the Deployment with its ReplicaSets and Pods, by the name label
+    named = commands.workload(name_selector("web-1"))
+    fp.register([*GET[:5], *named], stderr=stderr, returncode=1)
     code = cli.main(["--kubectl", "kubectl", "status", "ns/web-1"])
     out, err = capsys.readouterr()
     assert code == 0

@@ -20,6 +20,7 @@ from tests.e2e.conftest import Cluster, Result, concurrently, selector, spec
 MANAGED = "org.mieweb.opensource-server.managed"
 NODE_ID = "org.mieweb.opensource-server.node-id"
 CONTAINER_ID = "org.mieweb.opensource-server.container-id"
+NAME = "org.mieweb.opensource-server.name"
 FIELD_MANAGER = "opensource-server-manager"
 
 
@@ -180,9 +181,11 @@ class TestLifecycle:
         meta = d["metadata"]
         assert meta["namespace"] == cluster.namespace
         identity = {MANAGED: "true", CONTAINER_ID: flow.container_id}
-        assert meta["labels"] == {**identity, NODE_ID: "7"}
+        # The name label too (status reads the workload by it), never in the selector.
+        labels = {**identity, NODE_ID: "7", NAME: flow.name}
+        assert meta["labels"] == labels
         assert d["spec"]["selector"] == {"matchLabels": identity}
-        assert d["spec"]["template"]["metadata"]["labels"] == {**identity, NODE_ID: "7"}
+        assert d["spec"]["template"]["metadata"]["labels"] == labels
         # One replica by API defaulting: the adapter's apply never sets spec.replicas.
         assert d["spec"]["replicas"] == 1
         assert "f:replicas" not in applied_fields(d).get("f:spec", {})

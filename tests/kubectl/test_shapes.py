@@ -34,6 +34,7 @@ LIST = [
 MF = "--show-managed-fields"  # drift reads managedFields from the same answer
 NAMESPACE = [*K, "get", "namespace", "testns", "--ignore-not-found", "-o", "name"]
 GET = [*K, "get", "deployment", "web-1", "-o", "json", "--show-managed-fields"]
+NAMED_SELECTOR = "org.mieweb.opensource-server.managed=true,org.mieweb.opensource-server.name="
 NODES = [*K, "get", "nodes", "-o", "json"]
 LIST_ARGS = [
     "get",
@@ -296,14 +297,24 @@ def test_list_on_any_json(capsys: pytest.CaptureFixture[str], value: Any) -> Non
     _assert_document_or_internal_error(code, document, err, Snapshot, "get deployments")
 
 
+def _named(name: str) -> list[str]:
+    """status's first read: the Deployment NAME with its ReplicaSets and Pods."""
+    return [*LIST[:-1], NAMED_SELECTOR + name, "-o", "json", MF]
+
+
 @SUITE
-@given(value=JSON)
-def test_status_on_any_json(capsys: pytest.CaptureFixture[str], value: Any) -> None:
+@given(value=JSON, first=st.booleans())
+def test_status_on_any_json(capsys: pytest.CaptureFixture[str], value: Any, first: bool) -> None:
+    """Any JSON as the answer of the read by the name label, or (that answer holding no such
+    Deployment) of the read by name."""
     with FakeProcess() as fake:
+        fake.register(_named("web-1"), stdout=_output(value) if first else kubectl_list([]))
         fake.register(GET, stdout=_output(value))
         fake.register([*K, "get", "replicasets,pods", fake.any()], stdout=kubectl_list([]))
         code, document, err = _cli(capsys, ["-n", "testns", "status", "testns/web-1"])
-    _assert_document_or_internal_error(code, document, err, Snapshot, "get deployment web-1")
+    # An answer without items (``{}``) is an empty List: the read by name follows.
+    command = "get deployment" if first else "get deployment web-1"
+    _assert_document_or_internal_error(code, document, err, Snapshot, command)
 
 
 @SUITE
@@ -358,7 +369,24 @@ def test_status_on_a_realistic_deployment_with_one_subtree_replaced(
 ) -> None:
     owned = kubectl_list(BASE["items"][4:])
     with FakeProcess() as fake:
+        fake.register(_named("web-1"), stdout=kubectl_list([]))
         fake.register(GET, stdout=_output(_replaced((*("items", 3), *path), value)["items"][3]))
         fake.register([*K, "get", "replicasets,pods", fake.any()], stdout=owned)
         code, document, err = _cli(capsys, ["-n", "testns", "status", "testns/web-1"])
     _assert_document_or_internal_error(code, document, err, Snapshot, "get deployment web-1")
+
+
+@SUITE
+@given(path=st.sampled_from(BASE_PATHS), value=JSON)
+def test_status_on_a_realistic_labelled_answer_with_one_subtree_replaced(
+    capsys: pytest.CaptureFixture[str], path: tuple[Any, ...], value: Any
+) -> None:
+    """The one read of a labelled Deployment (web-2 with its ReplicaSet and Pod, beside
+    web-1's), one subtree replaced; and the reads that follow when it no longer holds web-2."""
+    with FakeProcess() as fake:
+        fake.register(_named("web-2"), stdout=_output(_replaced(path, value)))
+        get = [*K, "get", "deployment", "web-2", "-o", "json", MF]
+        fake.register(get, stdout=_output(BASE["items"][3]))
+        fake.register([*K, "get", "replicasets,pods", fake.any()], stdout=kubectl_list([]))
+        code, document, err = _cli(capsys, ["-n", "testns", "status", "testns/web-2"])
+    _assert_document_or_internal_error(code, document, err, Snapshot, "get deployments")

@@ -27,6 +27,7 @@ from kubectl_adapter.operations.provider import KubernetesProvider
 from kubectl_adapter.rules import clock as clock_module
 from kubectl_adapter.rules.render import render_manifest
 from tests.k8s_objects import (
+    NAME,
     condition,
     deployment,
     event,
@@ -59,6 +60,18 @@ APPLY = [
 APPLY_JSON = [*APPLY, "-o", "json", MANAGED_FIELDS]
 READ = [*K, "get", "deployments,replicasets,pods", "-l", SELECTOR, "-o", "json", MANAGED_FIELDS]
 OWNED = [*K, "get", "replicasets,pods", "-l", SELECTOR, "-o", "json"]
+# status and network: the Deployment named web-1 with its ReplicaSets and Pods, one call
+NAME_SELECTOR = "org.mieweb.opensource-server.managed=true,org.mieweb.opensource-server.name=web-1"
+NAMED = [
+    *K,
+    "get",
+    "deployments,replicasets,pods",
+    "-l",
+    NAME_SELECTOR,
+    "-o",
+    "json",
+    MANAGED_FIELDS,
+]
 EVENTS = [*K, "get", "events", "--field-selector", "type=Warning", "-o", "json"]
 SLICE_PASSES = ""  # a watch slice that saw no verdict
 TIMED_OUT = "error: timed out waiting for the condition\n"
@@ -152,6 +165,13 @@ def make_provider(**overrides: Any) -> KubernetesProvider:
 
 def running_objects() -> list[dict[str, Any]]:
     dep = deployment()
+    rs = replicaset(dep)
+    return [dep, rs, pod(rs, ip="10.244.1.9")]
+
+
+def legacy_objects() -> list[dict[str, Any]]:
+    """A running Deployment applied before the name label existed."""
+    dep = deployment(legacy=True)
     rs = replicaset(dep)
     return [dep, rs, pod(rs, ip="10.244.1.9")]
 
@@ -462,45 +482,106 @@ def test_create_without_namespace_uses_the_contexts(fp: FakeProcess, clock: Cloc
 # -- status and list ---------------------------------------------------------------------------
 
 
-def test_status_running_costs_two_calls(fp: FakeProcess) -> None:
-    dep, rs, p = running_objects()
-    fp.register(GET, stdout=kubectl_object(dep))
-    fp.register(OWNED, stdout=kubectl_list([rs, p]))
+def test_status_of_a_labelled_deployment_costs_one_call(fp: FakeProcess) -> None:
+    """The Deployment, its ReplicaSets and Pods by the name label: one kubectl get."""
+    fp.register(NAMED, stdout=kubectl_list(running_objects()))
     snapshot = make_provider().status("testns/web-1")
     assert (snapshot.status, snapshot.pod_ip, snapshot.mac_address) == (
         "running",
         "10.244.1.9",
         None,
     )
-    assert len(fp.calls) == 2
+    assert snapshot.drift.state == "unknown"  # the fixture carries no managedFields
+    assert calls(fp) == [NAMED]
+
+
+def test_status_of_a_legacy_deployment_reads_it_by_name_then_by_its_selector(
+    fp: FakeProcess,
+) -> None:
+    """Applied before the name label existed: the labelled read finds nothing (its Pods carry
+    no name label either), so it costs the old reads, until its next reconfigure."""
+    dep, rs, p = legacy_objects()
+    fp.register(NAMED, stdout=kubectl_list([]))
+    fp.register(GET, stdout=kubectl_object(dep))
+    fp.register(OWNED, stdout=kubectl_list([rs, p]))
+    snapshot = make_provider().status("testns/web-1")
+    assert (snapshot.status, snapshot.pod_ip) == ("running", "10.244.1.9")
+    assert calls(fp) == [NAMED, GET, OWNED]
 
 
 def test_status_missing(fp: FakeProcess) -> None:
+    fp.register(NAMED, stdout=kubectl_list([]))
     fp.register(GET, **ABSENT)
     snapshot = make_provider().status("testns/web-1")
     assert snapshot.status == "missing"
     assert snapshot.provider_id == snapshot.vmid == "testns/web-1"
+    assert calls(fp) == [NAMED, GET]
 
 
 def test_status_of_a_foreign_deployment_is_missing(fp: FakeProcess) -> None:
-    fp.register(GET, stdout=kubectl_object(deployment(managed=False)))
+    """A Deployment of that name without Manager's labels is never in the labelled answer,
+    even when its Pods carry Manager's labels and the name (copied by hand): they count for
+    nothing, and the read by name says whose it is."""
+    foreign = deployment(managed=False)
+    rs = replicaset(foreign)
+    fp.register(NAMED, stdout=kubectl_list([rs, pod(rs)]))
+    fp.register(GET, stdout=kubectl_object(foreign))
     snapshot = make_provider().status("testns/web-1")
     assert snapshot.status == "missing"
     assert "not managed by Manager" in snapshot.message
+    assert calls(fp) == [NAMED, GET]
 
 
 def test_status_judges_only_the_pods_the_deployment_owns(fp: FakeProcess) -> None:
     """An earlier web-1, deleted with --cascade=orphan, left a failing Pod with the same
-    labels: the label read returns it, the owner check drops it (as list does)."""
+    labels, and another Deployment carries web-1's name label (copied by hand): the label read
+    returns all of them, the owner check by uid drops them (as list does)."""
     earlier_rs = replicaset(deployment(uid="uid-earlier"), "old1111111")
     earlier_rs["metadata"]["uid"] = "uid-rs-earlier"
     orphan = pod(earlier_rs, ready=False, ip=None, phase="Pending", waiting=("ErrImagePull", "x"))
+    impostor = deployment("web-9", container_id="9", uid="uid-web-9", available=None)
+    impostor["metadata"]["labels"][NAME] = "web-1"
+    impostor["spec"]["template"]["metadata"]["labels"][NAME] = "web-1"
+    impostor_rs = replicaset(impostor, "imp3333333")
+    crashing = pod(impostor_rs, "zzzzz", ready=False, waiting=("CrashLoopBackOff", "back-off"))
     dep = deployment(available=None, conditions=[])
     rs = replicaset(dep, "new2222222")
-    fp.register(GET, stdout=kubectl_object(dep))
-    fp.register(OWNED, stdout=kubectl_list([earlier_rs, rs, orphan, pod(rs, ready=False)]))
+    answer = [impostor, dep, earlier_rs, impostor_rs, rs, orphan, crashing, pod(rs, ready=False)]
+    fp.register(NAMED, stdout=kubectl_list(answer))
     snapshot = make_provider().status("testns/web-1")
     assert (snapshot.status, snapshot.message) == ("creating", "0/1 available; pod(s) Running")
+    assert (snapshot.container_id, snapshot.pod_ip) == ("42", None)
+    assert calls(fp) == [NAMED]
+
+
+def test_status_after_a_rollback_to_a_revision_without_the_name_label(fp: FakeProcess) -> None:
+    """``kubectl rollout undo`` to a revision applied before the name label: the template has
+    no name label, so its Pods are not in the labelled answer; they are read by selector."""
+    dep, old_rs, _ = running_objects()
+    del dep["spec"]["template"]["metadata"]["labels"][NAME]
+    legacy_rs = replicaset(legacy_objects()[0], "leg4444444", revision=3)
+    fp.register(NAMED, stdout=kubectl_list([dep, old_rs]))
+    fp.register(OWNED, stdout=kubectl_list([old_rs, legacy_rs, pod(legacy_rs, ip="10.244.3.3")]))
+    snapshot = make_provider().status("testns/web-1")
+    assert (snapshot.status, snapshot.pod_ip) == ("running", "10.244.3.3")
+    assert calls(fp) == [NAMED, OWNED]
+
+
+def test_status_mid_rollout_from_a_legacy_revision_reads_every_pod(fp: FakeProcess) -> None:
+    """The first reconfigure of a legacy Deployment rolls its Pod: the old ReplicaSet has no
+    name label. The Deployment counts two Pods, the labelled answer holds one: the selector
+    read holds both, and the old failing Pod is judged too."""
+    dep = deployment(available=None, total=2, updated=1, generation=2, conditions=[])
+    new_rs = replicaset(dep, "new2222222", revision=2)
+    old_rs = replicaset(legacy_objects()[0], "old1111111")
+    new_pod = pod(new_rs, ready=False, ip=None, phase="Pending")
+    old_pod = pod(old_rs, ready=False, waiting=("CrashLoopBackOff", "back-off"), restarts=4)
+    fp.register(NAMED, stdout=kubectl_list([dep, new_rs, new_pod]))
+    fp.register(OWNED, stdout=kubectl_list([old_rs, new_rs, old_pod, new_pod]))
+    snapshot = make_provider().status("testns/web-1")
+    assert snapshot.status == "failed"
+    assert "CrashLoopBackOff" in snapshot.message
+    assert calls(fp) == [NAMED, OWNED]
 
 
 @pytest.mark.parametrize(
@@ -509,8 +590,8 @@ def test_status_judges_only_the_pods_the_deployment_owns(fp: FakeProcess) -> Non
         (CONN_REFUSED, "Unavailable"),
         ("error: You must be logged in to the server (Unauthorized)\n", "Unauthorized"),
         (
-            'Error from server (Forbidden): deployments.apps "web-1" is forbidden: User '
-            '"system:serviceaccount:testns:sa" cannot get resource "deployments" in API group '
+            "Error from server (Forbidden): deployments.apps is forbidden: User "
+            '"system:serviceaccount:testns:sa" cannot list resource "deployments" in API group '
             '"apps" in the namespace "testns"\n',
             "Forbidden",
         ),
@@ -519,10 +600,23 @@ def test_status_judges_only_the_pods_the_deployment_owns(fp: FakeProcess) -> Non
 def test_status_is_unknown_when_the_api_cannot_answer(
     fp: FakeProcess, stderr: str, kind: str
 ) -> None:
-    fp.register(GET, stderr=stderr, returncode=1)
+    fp.register(NAMED, stderr=stderr, returncode=1)
     snapshot = make_provider().status("testns/web-1")
     assert snapshot.status == "unknown"
     assert snapshot.message.startswith(kind)
+    assert len(fp.calls) == 1
+
+
+@pytest.mark.parametrize("later", ["get", "owned"])
+def test_status_is_unknown_when_a_fallback_read_cannot_answer(fp: FakeProcess, later: str) -> None:
+    fp.register(NAMED, stdout=kubectl_list([]))
+    if later == "get":
+        fp.register(GET, stderr=CONN_REFUSED, returncode=1)
+    else:
+        fp.register(GET, stdout=kubectl_object(legacy_objects()[0]))
+        fp.register(OWNED, stderr=CONN_REFUSED, returncode=1)
+    snapshot = make_provider().status("testns/web-1")
+    assert (snapshot.status, snapshot.message.split(":")[0]) == ("unknown", "Unavailable")
 
 
 def test_status_rejects_a_bad_provider_id_before_any_call(fp: FakeProcess) -> None:
@@ -770,7 +864,7 @@ def test_delete_twice_is_success(fp: FakeProcess) -> None:
 
 
 @pytest.mark.parametrize(
-    ("operation", "first"), [("status", GET), ("delete", GET), ("stop", PATCH_0)]
+    ("operation", "first"), [("status", NAMED), ("delete", GET), ("stop", PATCH_0)]
 )
 def test_a_kubectl_that_prints_nothing_is_never_an_absent_deployment(
     fp: FakeProcess, operation: str, first: list[str]
@@ -950,9 +1044,7 @@ def test_reconfigure_rollback_reports_failure_and_rollback(fp: FakeProcess, cloc
 
 
 def test_network_reports_an_ephemeral_ip_and_no_mac(fp: FakeProcess) -> None:
-    dep, rs, p = running_objects()
-    fp.register(GET, stdout=kubectl_object(dep))
-    fp.register(OWNED, stdout=kubectl_list([rs, p]))
+    fp.register(NAMED, stdout=kubectl_list(running_objects()))
     assert make_provider().network("testns/web-1").to_json() == {
         "providerId": "testns/web-1",
         "podIp": "10.244.1.9",
@@ -961,6 +1053,41 @@ def test_network_reports_an_ephemeral_ip_and_no_mac(fp: FakeProcess) -> None:
         "ephemeral": True,
         "stable": False,
     }
+    assert calls(fp) == [NAMED]
+
+
+def test_network_of_a_legacy_deployment(fp: FakeProcess) -> None:
+    dep, rs, p = legacy_objects()
+    fp.register(NAMED, stdout=kubectl_list([]))
+    fp.register(GET, stdout=kubectl_object(dep))
+    fp.register(OWNED, stdout=kubectl_list([rs, p]))
+    assert make_provider().network("testns/web-1").pod_ip == "10.244.1.9"
+    assert calls(fp) == [NAMED, GET, OWNED]
+
+
+def test_network_of_a_missing_deployment_is_not_found(fp: FakeProcess) -> None:
+    fp.register(NAMED, stdout=kubectl_list([]))
+    fp.register(GET, **ABSENT)
+    with pytest.raises(errors.NotFound, match="deployment testns/web-1 not found"):
+        make_provider().network("testns/web-1")
+    assert calls(fp) == [NAMED, GET]
+
+
+@pytest.mark.parametrize("labelled", [True, False])
+def test_network_refuses_another_nodes_or_a_foreign_deployment_before_its_pods(
+    fp: FakeProcess, labelled: bool
+) -> None:
+    """Another Manager node's Deployment (found by the labelled read), or one that is not
+    Manager's (read by name): Conflict, and its Pods are never read."""
+    if labelled:
+        fp.register(NAMED, stdout=kubectl_list(running_objects()))
+    else:
+        fp.register(NAMED, stdout=kubectl_list([]))
+        fp.register(GET, stdout=kubectl_object(deployment(managed=False)))
+    with pytest.raises(errors.Conflict) as info:
+        make_provider(node_id="8").network("testns/web-1")
+    assert ("Manager node '7'" in info.value.message) is labelled
+    assert len(fp.calls) == (1 if labelled else 2)
 
 
 def test_check_reports_each_permission(fp: FakeProcess) -> None:
@@ -1358,17 +1485,43 @@ def test_dry_run_reconfigure_equals_the_real_run(
     assert 'uid: "uid-deploy-web-1"' in plans[0].manifest
 
 
-def test_dry_run_status_reads_the_selector(fp: FakeProcess) -> None:
-    fp.register(GET, stdout=kubectl_object(deployment()))
-    plan = make_provider(dry_run=True).read_plan("status", "testns/web-1")
-    assert _without_notes(plan) == [GET, OWNED]
-    assert len(fp.calls) == 1
+def _read_only(command: str) -> Any:
+    """status or network, planned (``--dry-run``) or run."""
+
+    def operation(provider: KubernetesProvider) -> Any:
+        if provider.config.dry_run:
+            return provider.read_plan(command, "testns/web-1")
+        return getattr(provider, command)("testns/web-1")
+
+    return operation
 
 
-def test_dry_run_status_of_a_missing_deployment_plans_the_one_read(fp: FakeProcess) -> None:
-    fp.register(GET, **ABSENT)
-    plan = make_provider(dry_run=True).read_plan("status", "testns/web-1")
-    assert _without_notes(plan) == [GET]
+@pytest.mark.parametrize("command", ["status", "network"])
+@pytest.mark.parametrize("case", ["labelled", "legacy", "missing"])
+def test_dry_run_status_and_network_equal_the_real_run(
+    fp: FakeProcess, command: str, case: str
+) -> None:
+    """The plan runs the reads that decide which commands follow (all but the last read by
+    selector), and shows exactly what the real run then sends."""
+    expected = {"labelled": [NAMED], "legacy": [NAMED, GET, OWNED], "missing": [NAMED, GET]}
+    for _ in range(2):  # the plan's reads, then the real run's
+        if case == "labelled":
+            fp.register(NAMED, stdout=kubectl_list(running_objects()))
+            continue
+        fp.register(NAMED, stdout=kubectl_list([]))
+        if case == "missing":
+            fp.register(GET, **ABSENT)
+            continue
+        fp.register(GET, stdout=kubectl_object(legacy_objects()[0]))
+    fp.register(OWNED, stdout=kubectl_list(legacy_objects()[1:]))
+    plan_calls = len(expected[case]) - (case == "legacy")
+    if case == "missing" and command == "network":
+        with pytest.raises(errors.NotFound):
+            make_provider(dry_run=True).read_plan(command, "testns/web-1")
+        assert calls(fp) == expected[case]
+        return
+    planned, ran = _planned_then_ran(fp, plan_calls, _read_only(command))
+    assert planned == ran == expected[case]
 
 
 # -- drift: reconfigure takes back what another manager added -----------------------------------

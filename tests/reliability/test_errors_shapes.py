@@ -33,7 +33,8 @@ SHAPES = {
 }
 COMMANDS = {
     "list": (["list"], "get deployments,replicasets,pods"),
-    "status": (["status", "testns/web-1"], "get deployment web-1"),
+    # status's first read: web-1 with its ReplicaSets and Pods, by the name label
+    "status": (["status", "testns/web-1"], "get deployments,replicasets,pods -l "),
     "nodes": (["nodes"], "get nodes"),
 }
 

@@ -57,8 +57,8 @@ def workload(cluster: Cluster) -> Iterator[str]:
     fake.clear_faults()
 
 
-def deployment_path(name: str) -> str:
-    return rf"/apis/apps/v1/namespaces/testns/deployments/{name}$"
+# status's read: the Deployments by the name label (then its ReplicaSets and Pods, same call)
+DEPLOYMENTS = r"/apis/apps/v1/namespaces/testns/deployments$"
 
 
 # -- 410 --------------------------------------------------------------------------------------
@@ -67,7 +67,7 @@ def deployment_path(name: str) -> str:
 @pytest.mark.parametrize("body", [None, GONE], ids=["expired", "gone"])
 def test_status_on_410_is_unknown(cluster: Cluster, workload: str, body: Any) -> None:
     fake = cluster.require_fake()
-    fake.fail_next(1, 410, method="GET", path_regex=deployment_path(workload), body=body)
+    fake.fail_next(1, 410, method="GET", path_regex=DEPLOYMENTS, body=body)
     try:
         result = cluster.adapter("status", f"testns/{workload}")
     finally:
@@ -95,9 +95,7 @@ def test_list_on_410_is_unavailable(cluster: Cluster, workload: str, body: Any) 
 def test_status_behind_a_proxy_page_is_unknown(cluster: Cluster, workload: str, where: str) -> None:
     fake = cluster.require_fake()
     if where == "the read":
-        fake.fail_next(
-            1, 200, "GET", deployment_path(workload), body=HTML, content_type="text/html"
-        )
+        fake.fail_next(1, 200, "GET", DEPLOYMENTS, body=HTML, content_type="text/html")
     else:
         fake.fail_next(1000, 200, body=HTML, content_type="text/html", include_discovery=True)
     try:

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pytest_subprocess import FakeProcess
 
-from kubectl_adapter.contract.naming import deployment_selector
+from kubectl_adapter.contract.naming import name_selector
 from kubectl_adapter.kubectl import commands
 from kubectl_adapter.kubectl.config import ClusterConfig
 from kubectl_adapter.operations.provider import KubernetesProvider
@@ -22,10 +22,10 @@ from kubectl_adapter.rules.restore import restore_patch, taken_back
 from tests.k8s_objects import (
     CONTAINER,
     MANAGED,
+    NAME,
     NODE,
     deployment,
     kubectl_list,
-    kubectl_object,
     pod,
     replicaset,
 )
@@ -69,17 +69,15 @@ def env_item(name: str, *rest: str) -> tuple[str, ...]:
     return main_path("f:env", f'k:{{"name":"{name}"}}', *rest)
 
 
-def manager_apply(env: tuple[str, ...] = ("KEY",)) -> dict[str, Any]:
+def manager_apply(env: tuple[str, ...] = ("KEY",), legacy: bool = False) -> dict[str, Any]:
     """Manager's Apply entry for ``deployment(env=...)`` (what the fake and a real API server
-    record for the rendered manifest)."""
+    record for the rendered manifest); ``legacy``: applied before the name label existed."""
+    labels = (MANAGED, NODE, CONTAINER) if legacy else (MANAGED, NODE, CONTAINER, NAME)
     paths: list[tuple[str, ...]] = [
         ("f:metadata", "f:annotations", f"f:{APPLIED}"),
-        *(("f:metadata", "f:labels", f"f:{label}") for label in (MANAGED, NODE, CONTAINER)),
+        *(("f:metadata", "f:labels", f"f:{label}") for label in labels),
         ("f:spec", "f:selector"),
-        *(
-            ("f:spec", "f:template", "f:metadata", "f:labels", f"f:{label}")
-            for label in (MANAGED, NODE, CONTAINER)
-        ),
+        *(("f:spec", "f:template", "f:metadata", "f:labels", f"f:{label}") for label in labels),
         (*TEMPLATE_SPEC, "f:hostname"),
         main_path("."),
         main_path("f:name"),
@@ -265,6 +263,34 @@ def label_removed() -> dict[str, Any]:
     return dep
 
 
+def name_label_changed() -> dict[str, Any]:
+    """``kubectl label deployment web-1 ...name=web-9 --overwrite``: the label now names
+    another Deployment (whose status read would pick this one's Pods up, were it not for the
+    ownership check by uid)."""
+    path = ("f:metadata", "f:labels", f"f:{NAME}")
+    dep = without(workload(entry("kubectl-label", "Update", path)), OURS, path)
+    dep["metadata"]["labels"][NAME] = "web-9"
+    return dep
+
+
+def name_label_removed() -> dict[str, Any]:
+    """Taken off the Pod template only (it is still on the Deployment): not a legacy one."""
+    path = ("f:spec", "f:template", "f:metadata", "f:labels", f"f:{NAME}")
+    dep = without(workload(), OURS, path)
+    del dep["spec"]["template"]["metadata"]["labels"][NAME]
+    return dep
+
+
+def legacy() -> dict[str, Any]:
+    """Applied before the name label existed: neither the Deployment nor its template has
+    it, and Manager's apply never owned it. Not a change: the next reconfigure adds it."""
+    dep = workload()
+    dep["metadata"]["managedFields"][0] = manager_apply(legacy=True)
+    for labels in (dep["metadata"]["labels"], dep["spec"]["template"]["metadata"]["labels"]):
+        del labels[NAME]
+    return dep
+
+
 def strategy_set() -> dict[str, Any]:
     path = ("f:spec", "f:strategy", "f:type")
     dep = workload(entry("kubectl-edit", "Update", path))
@@ -339,6 +365,16 @@ CASES: list[tuple[str, dict[str, Any], Expected]] = [
         [("labels", "changed", NODE, ["kubectl-label"], "8")],
     ),
     ("a template label removed", label_removed(), [("labels", "removed", NODE, [], None)]),
+    (
+        "the name label altered",
+        name_label_changed(),
+        [("labels", "changed", NAME, ["kubectl-label"], "web-9")],
+    ),
+    (
+        "the name label removed from the template",
+        name_label_removed(),
+        [("labels", "removed", NAME, [], None)],
+    ),
     ("another spec field", strategy_set(), [("other", "changed", None, ["kubectl-edit"], None)]),
 ]
 
@@ -373,6 +409,7 @@ def _in_sync_cases() -> list[tuple[str, dict[str, Any]]]:
         ("restarted (kubectl rollout restart)", restarted),
         ("a hand server-side apply of the same values: shared ownership", shared),
         ("no env, no command", workload(env={})),
+        ("applied before the name label existed (no name label anywhere)", legacy()),
     ]
 
 
@@ -582,6 +619,7 @@ def _drifted(i: int) -> list[dict[str, Any]]:
     dep["metadata"]["uid"] = f"uid-{i}"
     for labels in (dep["metadata"]["labels"], dep["spec"]["template"]["metadata"]["labels"]):
         labels[CONTAINER] = str(i)
+        labels[NAME] = f"web-{i}"
     dep["spec"]["selector"]["matchLabels"][CONTAINER] = str(i)
     rs = replicaset(dep, f"h{i:09d}")
     return [dep, rs, pod(rs)]
@@ -602,12 +640,12 @@ def test_list_reports_drift_in_one_call(fp: FakeProcess, n: int) -> None:
 
 
 @pytest.mark.usefixtures("_kubectl_on_path")
-def test_status_reports_drift_in_its_two_calls(fp: FakeProcess) -> None:
+def test_status_reports_drift_in_its_one_call(fp: FakeProcess) -> None:
     dep, rs, p = _drifted(42)
-    fp.register([*K, *commands.get_deployment("web-42")], stdout=kubectl_object(dep))
-    fp.register([*K, *commands.owned(deployment_selector(dep))], stdout=kubectl_list([rs, p]))
+    named = [*K, *commands.workload(name_selector("web-42"))]
+    fp.register(named, stdout=kubectl_list([dep, rs, p]))
     snapshot = KubernetesProvider(ClusterConfig(namespace="testns")).status("testns/web-42")
-    assert len(fp.calls) == 2
+    assert len(fp.calls) == 1
     assert (snapshot.status, snapshot.drift.state) == ("running", "drifted")
     assert snapshot.drift.changes[0].by == ["kubectl-patch"]
 

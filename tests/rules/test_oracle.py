@@ -11,9 +11,11 @@ How each path is fed:
 - list: ``snapshot_documents`` over the case's Deployment (and any unrelated Deployments),
   ReplicaSets and Pods, as ``list`` does with one ``kubectl get`` List; a missing Deployment
   is one the list does not contain.
-- status: ``snapshot_document``, what ``KubernetesProvider.status`` builds after its two
-  reads; and ``KubernetesProvider.status`` itself, with the two kubectl calls faked to print
-  the case's objects as ``kubectl get ... -o json`` does. Eleven source fixtures name their
+- status: ``snapshot_document``, what ``KubernetesProvider.status`` builds from its reads;
+  and ``KubernetesProvider.status`` itself, with its kubectl calls faked to print the case's
+  objects as ``kubectl get ... -o json`` does: once with the name label added as Manager now
+  applies it (one call, or two when that answer cannot hold every Pod), once as the fixtures
+  are (a Deployment applied before the label: three calls). Eleven source fixtures name their
   Deployment in camelCase (or ``deployment/nginx-deployment``), which no provider ID can
   address; for that path alone the name is lowered to a DNS-1123 label (with the
   ReplicaSets' owner names); UIDs, which decide ownership, are untouched.
@@ -36,7 +38,13 @@ from typing import Any
 import pytest
 from pytest_subprocess import FakeProcess
 
-from kubectl_adapter.contract.naming import deployment_selector, is_dns1123_label
+from kubectl_adapter.contract.naming import (
+    MANAGED_LABEL,
+    NAME_LABEL,
+    deployment_selector,
+    is_dns1123_label,
+    name_selector,
+)
 from kubectl_adapter.kubectl import commands
 from kubectl_adapter.kubectl.config import ClusterConfig
 from kubectl_adapter.operations.provider import KubernetesProvider
@@ -163,19 +171,67 @@ def _addressable(case: Case) -> Case:
     return case
 
 
+def _labelled(case: Case) -> Case:
+    """The case as Manager applies it now: the name label on the Deployment and its Pod
+    template, so (as the deployment controller copies template labels) on its ReplicaSets and
+    Pods."""
+    case = copy.deepcopy(case)
+    deployment = case["deployment"]
+    if deployment is not None:
+        name = deployment["metadata"]["name"]
+        template = deployment.setdefault("spec", {}).setdefault("template", {})
+        for obj in (deployment, template, *case["replicasets"], *case["pods"]):
+            obj.setdefault("metadata", {}).setdefault("labels", {})[NAME_LABEL] = name
+    return case
+
+
+def _selected(objects: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    """What the API server answers for ``-l managed=true,name=NAME``."""
+    wanted = {MANAGED_LABEL: "true", NAME_LABEL: name}
+    return [
+        obj
+        for obj in objects
+        if wanted.items() <= ((obj.get("metadata") or {}).get("labels") or {}).items()
+    ]
+
+
+def _counted_pods_seen(deployment: dict[str, Any], replicasets: list[dict[str, Any]]) -> bool:
+    """Whether the ReplicaSets it owns (by uid) account for every Pod the Deployment counts."""
+    uid = deployment["metadata"].get("uid")
+    seen = sum(
+        int((rs.get("status") or {}).get("replicas") or 0)
+        for rs in replicasets
+        if any(ref.get("uid") == uid for ref in rs["metadata"].get("ownerReferences") or [])
+    )
+    return seen >= int((deployment.get("status") or {}).get("replicas") or 0)
+
+
+@pytest.mark.parametrize("labelled", [True, False], ids=["labelled", "legacy"])
 @pytest.mark.parametrize("case", _params())
 def test_status_command(
-    case: Case | None, fp: FakeProcess, monkeypatch: pytest.MonkeyPatch
+    case: Case | None, labelled: bool, fp: FakeProcess, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """``labelled``: one read by the name label, and a read by selector only when that answer
+    cannot hold every Pod; ``legacy`` (the fixtures as they are, without the name label): the
+    labelled read finds nothing, then the Deployment by name, then its Pods by selector."""
     _require_oracle()
     assert case is not None
     case = _addressable(case)
+    if labelled:
+        case = _labelled(case)
     monkeypatch.setattr(clock, "utc_now", lambda: NOW)
     provider = KubernetesProvider(ClusterConfig())
     pid = _provider_id(case)
     namespace, name = pid.split("/")
-    get = commands.get_deployment(name)
     deployment = case["deployment"]
+    answer = _selected(
+        [*([deployment] if deployment else []), *case["replicasets"], *case["pods"]], name
+    )
+    fp.register(
+        provider.runner.argv(commands.workload(name_selector(name)), namespace=namespace),
+        stdout=kubectl_list(answer),
+    )
+    get = commands.get_deployment(name)
     if deployment:
         fp.register(
             provider.runner.argv(get, namespace=namespace), stdout=kubectl_object(deployment)
@@ -193,7 +249,13 @@ def test_status_command(
             stdout=kubectl_list([*case["replicasets"], *case["pods"]]),
         )
     snapshot = provider.status(pid)
-    assert len(fp.calls) == (2 if deployment else 1)
+    if deployment is None:
+        expected = 2  # the labelled read, then the 404
+    elif deployment in answer:
+        expected = 1 if _counted_pods_seen(deployment, answer) else 2
+    else:
+        expected = 3
+    assert len(fp.calls) == expected
     _check(case, "status command", snapshot.status)
 
 

@@ -34,6 +34,7 @@ KUBERNETES_VERSION = "1.32"
 MANAGED = "org.mieweb.opensource-server.managed"
 NODE = "org.mieweb.opensource-server.node-id"
 CONTAINER = "org.mieweb.opensource-server.container-id"
+NAME = "org.mieweb.opensource-server.name"
 
 
 # ------------------------------------------------------------------------------------- golden
@@ -216,7 +217,8 @@ APPLIED = "org.mieweb.opensource-server.applied"
 def expected_document(data: dict[str, Any], namespace: str) -> dict[str, Any]:
     """The Deployment, built directly from the contract (not from the code under test)."""
     container_id, node_id = str(data["containerId"]), str(data["nodeId"])
-    labels = {MANAGED: "true", NODE: node_id, CONTAINER: container_id}
+    # The name label is on the Deployment and its Pod template, never in the selector.
+    labels = {MANAGED: "true", NODE: node_id, CONTAINER: container_id, NAME: data["hostname"]}
     entrypoint = data.get("entrypoint")
     command = shlex.split(entrypoint) if isinstance(entrypoint, str) else entrypoint
     env = data.get("env") or {}
