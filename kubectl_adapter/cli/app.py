@@ -24,7 +24,9 @@ from .output import FORMATS, write_error, write_result
 from .parser import PROG, build_parser
 
 if TYPE_CHECKING:
+    from ..contract.spec import ContainerSpec
     from ..kubectl.config import ClusterConfig
+    from ..kubectl.runner import KubectlRunner
     from ..operations.provider import KubernetesProvider
 
 __all__ = ["PROG", "build_parser", "main", "run_command"]
@@ -88,14 +90,41 @@ def _config(args: argparse.Namespace) -> ClusterConfig:
     )
 
 
-def _provider(args: argparse.Namespace) -> KubernetesProvider:
+def _provider(args: argparse.Namespace, runner: KubectlRunner) -> KubernetesProvider:
     # Held while importing: the provider brings pydantic-core, a Rust extension whose module
     # initialisation imports `datetime` through a capsule and aborts the process (a panic,
     # exit 1, no document) if a signal's exception surfaces inside that import.
     with deferred():
         from ..operations.provider import KubernetesProvider
 
-    return KubernetesProvider(_config(args))
+    return KubernetesProvider(runner.config, runner)
+
+
+def _first_read(
+    args: argparse.Namespace, spec: ContainerSpec | None
+) -> tuple[list[str], str] | None:
+    """The read each command starts with, when its arguments alone name it (a namespace is
+    needed: without ``-n`` the context's is looked up first). The operations run these same
+    commands (``kubectl.commands``); ``tests/cli/test_first_read.py`` holds them together."""
+    from ..contract.errors import AdapterError as Refused
+    from ..contract.naming import parse_provider_id
+    from ..kubectl import commands
+
+    command = args.command
+    if args.dry_run:
+        return None
+    if command == "list":
+        return (commands.list_workloads(args.node_id), args.namespace) if args.namespace else None
+    if command == "create":
+        assert spec is not None
+        return (commands.get_deployment(spec.hostname), args.namespace) if args.namespace else None
+    if command in ("status", "network", "reconfigure", "delete"):
+        try:
+            pid = parse_provider_id(args.provider_id)
+        except Refused:
+            return None  # the operation says why, in its place
+        return commands.get_deployment(pid.name), pid.namespace
+    return None
 
 
 def _dump(value: Any) -> Any:
@@ -144,20 +173,38 @@ def run_command(args: argparse.Namespace) -> Any:
         )
 
         return render_manifest(spec, KubectlRunner(_config(args)).context_namespace())
+    from ..kubectl.runner import KubectlRunner
+
+    runner = KubectlRunner(_config(args))
+    spec_given = spec if command in ("create", "reconfigure") else None
+    try:
+        # The command's first read starts now: its kubectl runs while the operation's
+        # modules are imported. Killed on every way out if nothing took it.
+        opening = _first_read(args, spec_given)
+        if opening is not None:
+            runner.open_read(opening[0], namespace=opening[1])
+        return _on_node(args, runner, spec_given)
+    finally:
+        runner.close()
+
+
+def _on_node(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSpec | None) -> Any:
+    """The commands that talk to the cluster, on the node's runner."""
+    command = args.command
     if command == "list" and not args.dry_run:
         # Manager's most frequent call: documents straight from the pure builders, without
         # importing pydantic (the provider's list() validates the same documents).
-        from ..kubectl.runner import KubectlRunner
         from ..operations.listing import list_documents
 
-        runner = KubectlRunner(_config(args))
         return {"items": list_documents(runner, runner.context_namespace(), args.node_id)}
-    provider = _provider(args)
+    provider = _provider(args, runner)
     if args.dry_run and command in ("list", "status", "network", "check", "nodes"):
         return provider.read_plan(command, getattr(args, "provider_id", None))
     if command == "create":
+        assert spec is not None
         return provider.create(spec)
     if command == "reconfigure":
+        assert spec is not None
         return provider.reconfigure(
             args.provider_id, spec, rollback_on_failure=args.rollback_on_failure
         )

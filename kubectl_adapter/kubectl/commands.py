@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from ..contract.naming import FIELD_MANAGER, selector_string
+from ..contract.naming import FIELD_MANAGER, MANAGED_LABEL, NODE_ID_LABEL, selector_string
 from .runner import wait_timeout_args
 
 # kubectl drops metadata.managedFields from its output unless asked; drift (rules/drift.py)
@@ -21,6 +21,16 @@ def get_deployment(name: str) -> list[str]:
     """By name; a 404 is kubectl's NotFound error (never ``--ignore-not-found``'s silence,
     which a kubectl that prints nothing would imitate)."""
     return ["get", "deployment", name, "-o", "json", SHOW_MANAGED_FIELDS]
+
+
+def list_workloads(node_id: str | None) -> list[str]:
+    """Every Manager workload (of one node): ``get deployments,replicasets,pods -l
+    managed=true[,node-id=N]``."""
+    labels = {MANAGED_LABEL: "true"}
+    if node_id is not None:
+        labels[NODE_ID_LABEL] = node_id
+    return ["get", "deployments,replicasets,pods", "-l", selector_string(labels), "-o", "json",
+            SHOW_MANAGED_FIELDS]  # fmt: skip
 
 
 def owned(selector: str) -> list[str]:

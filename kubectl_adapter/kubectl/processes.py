@@ -213,17 +213,39 @@ def text(output: bytes | str | None) -> str:
     return output if isinstance(output, str) else output.decode("utf-8", "replace")
 
 
+def start(argv: list[str], keep: Callable[[subprocess.Popen[Any]], None]) -> None:
+    """Start a read (no stdin, output kept for later) that ``execute(started=…)`` finishes,
+    handing it to ``keep`` before a signal can unwind (the caller must ``stop`` it if
+    nothing finishes it)."""
+    with deferred():
+        keep(spawn(argv, False, False))
+
+
+def stop(proc: subprocess.Popen[Any]) -> None:
+    """Kill a started process nobody finished, with its group, and reap it."""
+    kill_group(proc)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=KILL_DRAIN_SECONDS)
+    _close(proc)
+
+
 def execute(
-    argv: list[str], stdin: str | None, timeout: float, echo: Callable[[str], None] | None
+    argv: list[str],
+    stdin: str | None,
+    timeout: float,
+    echo: Callable[[str], None] | None,
+    started: subprocess.Popen[Any] | None = None,
 ) -> tuple[int | None, str, str]:
     """Run the process; ``None`` as exit status means it was killed at ``timeout``. With
-    ``echo``, its stdout lines go there as they come (a wait's progress)."""
-    proc: subprocess.Popen[Any] | None = None
+    ``echo``, its stdout lines go there as they come (a wait's progress). ``started``: the
+    process ``start`` began for ``argv`` (a read with no stdin); it is finished here."""
+    proc: subprocess.Popen[Any] | None = started
     try:
-        # A signal while Popen starts kubectl waits until we hold the process (see
-        # ``interrupts``): unwinding earlier would leave kubectl running, unknown to us.
-        with deferred():
-            proc = spawn(argv, stdin is not None, echo is not None)
+        if proc is None:
+            # A signal while Popen starts kubectl waits until we hold the process (see
+            # ``interrupts``): unwinding earlier would leave kubectl running, unknown to us.
+            with deferred():
+                proc = spawn(argv, stdin is not None, echo is not None)
         if echo is not None:
             return execute_streaming(proc, stdin, timeout, echo)
         data = stdin.encode("utf-8") if stdin is not None else None

@@ -15,13 +15,14 @@ in its own process group, killed as a whole on every way out (bound, error, sign
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import shutil
 import sys
 from collections.abc import Callable, Sequence
 from time import monotonic
-from typing import IO, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from ..contract.errors import (
     AdapterError,
@@ -36,12 +37,15 @@ from . import progress
 from .bounds import READ_GRACE_SECONDS
 from .config import ClusterConfig, kubeconfig_looked_for, kubeconfig_paths, kubeconfig_usable
 from .kubectl_errors import classify, explain_kubeconfig
-from .processes import discovery_stamp, execute, watch_documents
+from .processes import discovery_stamp, execute, start, stop, watch_documents
 from .processes import kubectl_environment as kubectl_environment
 from .shapes import output_problem
 from .transcript import Wait, kubectl_stderr, outcome, seconds_arg, watched
 from .transcript import command as transcript_command
 from .transcript import display as transcript_display
+
+if TYPE_CHECKING:
+    from subprocess import Popen
 
 log = logging.getLogger("kubectl_adapter")
 
@@ -66,6 +70,15 @@ CONTEXT_NAMESPACE = [
 ]
 
 
+class _Opened(NamedTuple):
+    """A read started ahead of the run that asks for it (``KubectlRunner.open_read``)."""
+
+    argv: list[str]
+    proc: Popen[Any]
+    began: float
+    cold: tuple[int, int] | None
+
+
 class KubectlResult(NamedTuple):
     argv: list[str]
     returncode: int
@@ -83,6 +96,7 @@ class KubectlRunner:
         self.config = config
         self.progress = progress if progress is not None else sys.stderr
         self._binary: str | None = None
+        self._opened: _Opened | None = None
         self._deadline_at: float | None = None
         if config.deadline is not None:
             started = config.started if config.started is not None else monotonic()
@@ -183,12 +197,22 @@ class KubectlRunner:
         # A read bound covers one request, not kubectl's discovery before it: with a cold
         # cache on a slow API, discovery alone can use the bound up. If the killed run left
         # the discovery cache written, it did get through: once more, now with a warm cache.
-        cold = (
-            discovery_stamp(self.config.cache_dir) if timeout is None and _is_read(args) else None
-        )
         echo = self._echo if stream else None
-        began = monotonic()
-        returncode, stdout, stderr = execute(argv, stdin, bound, echo)
+        opened = self._take_opened(argv) if stdin is None and echo is None else None
+        if opened is not None:
+            cold, began = opened.cold, opened.began
+            # Its bound counts from its start, as every kubectl's does.
+            returncode, stdout, stderr = execute(
+                argv, None, max(0.0, bound - (monotonic() - began)), None, opened.proc
+            )
+        else:
+            cold = (
+                discovery_stamp(self.config.cache_dir)
+                if timeout is None and _is_read(args)
+                else None
+            )
+            began = monotonic()
+            returncode, stdout, stderr = execute(argv, stdin, bound, echo)
         if (
             returncode is None
             and cold is not None
@@ -221,6 +245,43 @@ class KubectlRunner:
         if failure is not None:
             raise failure
         return KubectlResult(argv, returncode, stdout, stderr)
+
+    def open_read(self, args: Sequence[str], *, namespace: str | None = None) -> None:
+        """Start a command's first read now, before the imports the rest of the command
+        needs: its kubectl (about as long as those imports) runs beside them. The ``run``
+        asking for the same command takes it over (logged and bounded as its own); ``close``
+        kills it if none does. Best effort: whatever stops it here (no kubectl, a deadline
+        already spent) is left for that run to report, in its place."""
+        if self._opened is not None or self.config.dry_run or not _is_read(args):
+            return
+        remaining = self.remaining()
+        if remaining is not None and remaining <= 0:
+            return
+        try:
+            argv = self.argv(args, namespace=namespace)
+        except AdapterError:
+            return
+        cold = discovery_stamp(self.config.cache_dir)
+        began = monotonic()
+
+        def keep(proc: Popen[Any]) -> None:
+            self._opened = _Opened(argv, proc, began, cold)
+
+        with contextlib.suppress(AdapterError):
+            start(argv, keep)
+
+    def _take_opened(self, argv: list[str]) -> _Opened | None:
+        opened = self._opened
+        if opened is None or opened.argv != argv:
+            return None
+        self._opened = None
+        return opened
+
+    def close(self) -> None:
+        """Kill a read ``open_read`` started that no run took (the command ended first)."""
+        opened, self._opened = self._opened, None
+        if opened is not None:
+            stop(opened.proc)
 
     def _explain_kubeconfig(self, error: AdapterError) -> AdapterError:
         if not isinstance(error, ConfigurationError | Unavailable):

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..contract.errors import Forbidden, NotFound
-from ..contract.naming import MANAGED_LABEL, NODE_ID_LABEL, selector_string
 from ..kubectl import commands
 from ..kubectl.runner import KubectlRunner
 from ..rules.snapshots import snapshot_documents, split_kinds
@@ -21,18 +20,7 @@ from ..rules.snapshots import snapshot_documents, split_kinds
 
 def list_args(node_id: str | None) -> list[str]:
     """``get deployments,replicasets,pods -l managed=true[,node-id=N] -o json``."""
-    labels = {MANAGED_LABEL: "true"}
-    if node_id is not None:
-        labels[NODE_ID_LABEL] = node_id
-    return [
-        "get",
-        "deployments,replicasets,pods",
-        "-l",
-        selector_string(labels),
-        "-o",
-        "json",
-        commands.SHOW_MANAGED_FIELDS,
-    ]
+    return commands.list_workloads(node_id)
 
 
 def namespace_args(namespace: str) -> list[str]:

@@ -69,10 +69,11 @@ def test_a_signal_while_the_cli_imports_the_provider_waits_for_the_import(
                 raise AttributeError(name)
             os.kill(os.getpid(), signal.SIGTERM)  # lands inside the import
             finished.append(True)
-            return lambda config: config
+            return lambda config, runner: config
 
     monkeypatch.setitem(sys.modules, "kubectl_adapter.operations.provider", Importing("p"))
     args = app.build_parser().parse_args(["-n", "testns", "status", "testns/web-1"])
+    runner = KubectlRunner(app._config(args))
     with interrupts.interrupting(), pytest.raises(interrupts.Signalled):
-        app._provider(args)
+        app._provider(args, runner)
     assert finished == [True]  # the import ran to its end before the signal was raised

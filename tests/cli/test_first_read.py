@@ -1,0 +1,219 @@
+"""The CLI starts a command's first read before it imports the operation (``open_read``).
+
+The read must be exactly the one the operation then runs, so it is taken over, not run twice:
+each test registers every kubectl call once (pytest-subprocess), and an extra process fails.
+A read nobody takes is killed with its process group when the command ends.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_subprocess import FakeProcess
+
+from kubectl_adapter.cli import app as cli
+from kubectl_adapter.kubectl import commands
+from kubectl_adapter.kubectl.config import ClusterConfig
+from kubectl_adapter.kubectl.runner import KubectlRunner
+from tests.k8s_objects import deployment, kubectl_list, kubectl_object, running_workloads
+
+K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
+NOT_FOUND = {
+    "stderr": 'Error from server (NotFound): deployments.apps "web-1" not found\n',
+    "returncode": 1,
+}
+
+
+@pytest.fixture(autouse=True)
+def _kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("shutil.which", lambda name, *a, **k: name)
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The reads the CLI opened ahead, as argv (the real ``open_read`` still runs)."""
+    seen: list[list[str]] = []
+    real = KubectlRunner.open_read
+
+    def recording(self: KubectlRunner, args: Any, *, namespace: str | None = None) -> None:
+        seen.append(self.argv(args, namespace=namespace))
+        real(self, args, namespace=namespace)
+
+    monkeypatch.setattr(KubectlRunner, "open_read", recording)
+    return seen
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
+    code = cli.main(list(argv))
+    out = capsys.readouterr().out
+    return code, json.loads(out) if out.strip() else None
+
+
+def test_status_reads_once_and_the_read_was_opened_ahead(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess, opened: list[list[str]]
+) -> None:
+    get = [*K, *commands.get_deployment("web-1")]
+    fp.register(get, **NOT_FOUND)
+    code, doc = _run(capsys, "status", "testns/web-1")
+    assert (code, doc["status"]) == (0, "missing")
+    assert opened == [get]
+    assert fp.call_count(get) == 1
+
+
+def test_list_with_a_namespace_opens_its_one_read(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess, opened: list[list[str]]
+) -> None:
+    read = [*K, *commands.list_workloads("7")]
+    fp.register(read, stdout=kubectl_list(running_workloads(2)))
+    code, doc = _run(capsys, "-n", "testns", "--node-id", "7", "list")
+    assert code == 0 and len(doc["items"]) == 2
+    assert opened == [read]
+    assert fp.call_count(read) == 1
+
+
+def test_delete_of_a_foreign_deployment_reads_once_and_changes_nothing(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess, opened: list[list[str]]
+) -> None:
+    get = [*K, *commands.get_deployment("web-1")]
+    fp.register(get, stdout=kubectl_object(deployment(managed=False)))
+    code, doc = _run(capsys, "delete", "testns/web-1")
+    assert code != 0 and doc["error"]["type"] == "Conflict"
+    assert opened == [get]
+    assert len(fp.calls) == 1  # no delete ran
+
+
+def test_create_without_a_namespace_opens_nothing(
+    capsys: pytest.CaptureFixture[str],
+    fp: FakeProcess,
+    opened: list[list[str]],
+    tmp_path: Path,
+) -> None:
+    """The namespace is the context's, looked up first: nothing is known to open ahead."""
+    spec = tmp_path / "spec.json"
+    example = json.loads((Path(__file__).parents[2] / "examples" / "nginx.json").read_text())
+    spec.write_text(json.dumps(example | {"containerId": "42", "nodeId": "7", "hostname": "web-1"}))
+    fp.register(["kubectl", *cli_view()], stdout="testns")
+    get = [*K, *commands.get_deployment("web-1")]
+    fp.register(get, stdout=kubectl_object(deployment(managed=False)))
+    code, doc = _run(capsys, "create", "--spec", str(spec))
+    assert code != 0 and doc["error"]["type"] == "Conflict"
+    assert opened == []
+
+
+def cli_view() -> list[str]:
+    from kubectl_adapter.kubectl.runner import CONTEXT_NAMESPACE
+
+    return ["--request-timeout", "10s", *CONTEXT_NAMESPACE]
+
+
+def test_first_read_is_what_each_operation_reads_first() -> None:
+    """The reads the CLI names are the operations' own commands (kubectl.commands)."""
+    parser = cli.build_parser()
+    cases = {
+        ("-n", "ns", "list"): commands.list_workloads(None),
+        ("status", "ns/web-1"): commands.get_deployment("web-1"),
+        ("network", "ns/web-1"): commands.get_deployment("web-1"),
+        ("delete", "ns/web-1"): commands.get_deployment("web-1"),
+    }
+    for argv, read in cases.items():
+        assert cli._first_read(parser.parse_args(list(argv)), None) == (read, "ns"), argv
+    for argv in (("start", "ns/web-1"), ("stop", "ns/web-1"), ("--dry-run", "status", "ns/x")):
+        # Writes are never started ahead; a dry run runs no kubectl it does not print.
+        assert cli._first_read(parser.parse_args(list(argv)), None) is None, argv
+    assert cli._first_read(parser.parse_args(["status", "not a provider id"]), None) is None
+
+
+def _sleeper(tmp_path: Path) -> Path:
+    """A kubectl that starts a child (as an exec credential plugin would) and hangs."""
+    pids = tmp_path / "pids"
+    stub = tmp_path / "kubectl"
+    stub.write_text(f"#!/bin/sh\nsleep 60 &\necho $$ $! > {pids}\nwait\n")
+    stub.chmod(0o755)
+    return stub
+
+
+def _pids(tmp_path: Path) -> list[int]:
+    path = tmp_path / "pids"
+    for _ in range(500):  # the stub writes them as it starts: read once it has
+        if path.exists() and path.read_text().strip():
+            return [int(p) for p in path.read_text().split()]
+        subprocess.run(["true"], check=False)
+    raise AssertionError("the stub kubectl never started")
+
+
+def _alive(pid: int) -> bool:
+    # A zombie is dead too: only its parent (init, once reparented) has not reaped it yet.
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def _gone(pids: list[int]) -> bool:
+    """SIGKILL is delivered, not awaited: allow the kernel a bounded moment to finish."""
+    deadline = time.monotonic() + 5
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not any(_alive(pid) for pid in pids)
+
+
+def test_a_read_nobody_takes_is_killed_with_its_group(tmp_path: Path) -> None:
+    runner = KubectlRunner(ClusterConfig(kubectl=str(_sleeper(tmp_path)), namespace="ns"))
+    runner.open_read(commands.get_deployment("web-1"))
+    kubectl, child = _pids(tmp_path)
+    assert _alive(kubectl) and _alive(child)
+    runner.close()
+    assert _gone([kubectl, child])
+    runner.close()  # twice is harmless
+
+
+def test_a_signal_after_the_read_opened_kills_it(tmp_path: Path) -> None:
+    """A SIGTERM while the CLI imports the operation: the Interrupted document, exit 143,
+    and the opened kubectl (with its child) is gone."""
+    stub = _sleeper(tmp_path)
+    script = (
+        "import os, signal, sys\n"
+        "from kubectl_adapter.kubectl.runner import KubectlRunner\n"
+        "real = KubectlRunner.open_read\n"
+        "def opening(self, args, *, namespace=None):\n"
+        "    real(self, args, namespace=namespace)\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "KubectlRunner.open_read = opening\n"
+        "from kubectl_adapter.cli.app import main\n"
+        "sys.exit(main(sys.argv[1:], process=True))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "--kubectl", str(stub), "status", "ns/web-1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert json.loads(done.stdout)["error"]["type"] == "Interrupted"
+    assert _gone(_pids(tmp_path))
+
+
+def test_a_read_another_call_precedes_waits_for_its_own_run(
+    tmp_path: Path, fp: FakeProcess
+) -> None:
+    """Only the run asking for the same argv takes the opened read over."""
+    runner = KubectlRunner(ClusterConfig(kubectl="kubectl", namespace="ns"))
+    get = ["kubectl", "-n", "ns", "--request-timeout", "10s", *commands.get_deployment("a")]
+    other = ["kubectl", "-n", "ns", "--request-timeout", "10s", "get", "namespace", "ns"]
+    fp.register(get, stdout=kubectl_object(deployment(name="a")))
+    fp.register(other, stdout="namespace/ns\n")
+    runner.open_read(commands.get_deployment("a"))
+    assert runner.run(["get", "namespace", "ns"]).stdout == "namespace/ns\n"
+    found = runner.run_json(commands.get_deployment("a"))
+    assert found["metadata"]["name"] == "a"
+    assert fp.call_count(get) == 1 and fp.call_count(other) == 1
+    runner.close()
