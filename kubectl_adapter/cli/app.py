@@ -123,6 +123,8 @@ def _first_read(
             pid = parse_provider_id(args.provider_id)
         except Refused:
             return None  # the operation says why, in its place
+        if command in ("status", "network"):
+            return commands.named_workload(pid.name), pid.namespace
         return commands.get_deployment(pid.name), pid.namespace
     return None
 

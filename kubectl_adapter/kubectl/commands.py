@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import json
 
-from ..contract.naming import FIELD_MANAGER, MANAGED_LABEL, NODE_ID_LABEL, selector_string
+from ..contract.naming import (
+    FIELD_MANAGER,
+    MANAGED_LABEL,
+    NODE_ID_LABEL,
+    name_selector,
+    selector_string,
+)
 from .runner import wait_timeout_args
 
 # kubectl drops metadata.managedFields from its output unless asked; drift (rules/drift.py)
@@ -31,6 +37,12 @@ def list_workloads(node_id: str | None) -> list[str]:
         labels[NODE_ID_LABEL] = node_id
     return ["get", "deployments,replicasets,pods", "-l", selector_string(labels), "-o", "json",
             SHOW_MANAGED_FIELDS]  # fmt: skip
+
+
+def named_workload(name: str) -> list[str]:
+    """status's and network's one read: the Deployment NAME with its ReplicaSets and Pods, by
+    the name label (``naming.name_selector``)."""
+    return workload(name_selector(name))
 
 
 def owned(selector: str) -> list[str]:

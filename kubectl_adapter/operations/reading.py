@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from ..contract.errors import Forbidden, NotFound, Timeout, Unauthorized, Unavailable
 from ..contract.models import DryRunPlan, NetworkInfo, Snapshot
-from ..contract.naming import ProviderId, deployment_selector, name_selector, parse_provider_id
+from ..contract.naming import ProviderId, deployment_selector, parse_provider_id
 from ..contract.statuses import Status
 from ..kubectl import commands
 from ..rules.ownership import check_ownership, is_managed
@@ -57,7 +57,7 @@ def read_named(
     label; else its read by name (a 404 is None) and, when it is Manager's, its ReplicaSets and
     Pods by its selector. ``check`` judges the Deployment before anything more is read;
     ``plan_only`` stops before a last read that decides nothing (``--dry-run``)."""
-    named = commands.workload(name_selector(pid.name))
+    named = commands.named_workload(pid.name)
     steps = [plans.Step(named)]
     data = node.runner.run_json(named, namespace=pid.namespace)
     deployments, replicasets, pods = split_kinds((data or {}).get("items") or [])

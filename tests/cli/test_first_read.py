@@ -22,7 +22,14 @@ from kubectl_adapter.cli import app as cli
 from kubectl_adapter.kubectl import commands
 from kubectl_adapter.kubectl.config import ClusterConfig
 from kubectl_adapter.kubectl.runner import KubectlRunner
-from tests.k8s_objects import deployment, kubectl_list, kubectl_object, running_workloads
+from tests.k8s_objects import (
+    deployment,
+    kubectl_list,
+    kubectl_object,
+    pod,
+    replicaset,
+    running_workloads,
+)
 
 K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
 NOT_FOUND = {
@@ -59,12 +66,14 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
 def test_status_reads_once_and_the_read_was_opened_ahead(
     capsys: pytest.CaptureFixture[str], fp: FakeProcess, opened: list[list[str]]
 ) -> None:
-    get = [*K, *commands.get_deployment("web-1")]
-    fp.register(get, **NOT_FOUND)
+    read = [*K, *commands.named_workload("web-1")]
+    dep = deployment("web-1")
+    rs = replicaset(dep, "h000000001")
+    fp.register(read, stdout=kubectl_list([dep, rs, pod(rs)]))
     code, doc = _run(capsys, "status", "testns/web-1")
-    assert (code, doc["status"]) == (0, "missing")
-    assert opened == [get]
-    assert fp.call_count(get) == 1
+    assert (code, doc["status"]) == (0, "running")
+    assert opened == [read]
+    assert fp.call_count(read) == 1
 
 
 def test_list_with_a_namespace_opens_its_one_read(
@@ -118,8 +127,8 @@ def test_first_read_is_what_each_operation_reads_first() -> None:
     parser = cli.build_parser()
     cases = {
         ("-n", "ns", "list"): commands.list_workloads(None),
-        ("status", "ns/web-1"): commands.get_deployment("web-1"),
-        ("network", "ns/web-1"): commands.get_deployment("web-1"),
+        ("status", "ns/web-1"): commands.named_workload("web-1"),
+        ("network", "ns/web-1"): commands.named_workload("web-1"),
         ("delete", "ns/web-1"): commands.get_deployment("web-1"),
     }
     for argv, read in cases.items():
@@ -179,12 +188,16 @@ def test_a_signal_after_the_read_opened_kills_it(tmp_path: Path) -> None:
     """A SIGTERM while the CLI imports the operation: the Interrupted document, exit 143,
     and the opened kubectl (with its child) is gone."""
     stub = _sleeper(tmp_path)
+    pids = str(tmp_path / "pids")
     script = (
         "import os, signal, sys\n"
         "from kubectl_adapter.kubectl.runner import KubectlRunner\n"
         "real = KubectlRunner.open_read\n"
+        f"PIDS = {pids!r}\n"
         "def opening(self, args, *, namespace=None):\n"
         "    real(self, args, namespace=namespace)\n"
+        "    while not (os.path.exists(PIDS) and os.path.getsize(PIDS)):\n"
+        "        os.sched_yield()  # until the stub kubectl has started its child\n"
         "    os.kill(os.getpid(), signal.SIGTERM)\n"
         "KubectlRunner.open_read = opening\n"
         "from kubectl_adapter.cli.app import main\n"
