@@ -20,7 +20,6 @@ from typing import IO, Any
 
 from ..contract.errors import ConfigurationError, InternalError
 from .interrupts import deferred
-from .kubectl_errors import is_fatal_wait_line
 
 # How long we still read a killed kubectl's pipes: a child it started (an exec credential
 # plugin) can hold them open, and must not turn our bounded call into an unbounded one.
@@ -119,7 +118,7 @@ def execute_streaming(
                 sink.append(line)
                 if is_stdout:
                     echo(line)
-                elif is_fatal_wait_line(line):
+                elif _is_fatal_wait_line(line):
                     refusals.append(line)
                     # A refused watch (401/403) is retried until --timeout for nothing.
                     # Not at the first refusal: client-go refreshes an exec plugin's
@@ -290,3 +289,10 @@ def discovery_stamp(cache_dir: str | None) -> tuple[int, int]:
         with contextlib.suppress(OSError):
             newest = max(newest, os.stat(path).st_mtime_ns)
     return len(found), newest
+
+
+def _is_fatal_wait_line(line: str) -> bool:
+    # The error table is loaded by the first stderr line of a wait, not at start-up.
+    from .kubectl_errors import is_fatal_wait_line
+
+    return is_fatal_wait_line(line)
