@@ -1,0 +1,189 @@
+"""``list``'s typed, pruned decode (msgspec) reads the same as the whole JSON, and is never more
+lenient than the shape checks.
+
+The rules read dicts with defaults, so a field the pruned decode leaves out would read as
+absent without an error: these tests build every list document twice, from ``json.loads`` and
+from the pruned decode, over realistic objects in many states (the drift cases, the status
+oracle, failing and terminating Pods) and over arbitrary JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kubectl_adapter.kubectl.shapes import output_problem
+from kubectl_adapter.kubectl.workload_fields import (
+    MSGSPEC_FROM_BYTES,
+    decode_pruned,
+    decode_workloads,
+)
+from kubectl_adapter.operations.listing import list_args
+from kubectl_adapter.rules.snapshots import snapshot_documents, split_kinds
+from tests.k8s_objects import (
+    condition,
+    deployment,
+    kubectl_list,
+    pod,
+    replicaset,
+    running_workloads,
+)
+from tests.kubectl.test_shapes import BASE, BASE_PATHS, JSON, SUITE, _replaced, _workload
+from tests.rules import test_drift
+from tests.rules.test_oracle import NOW, _require_oracle
+
+ARGS = list_args(None)
+AT = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+
+def documents(data: Any, now: datetime = AT) -> list[dict[str, Any]]:
+    return snapshot_documents(*split_kinds((data or {}).get("items") or []), now=now)
+
+
+def assert_same_reading(items: list[dict[str, Any]], now: datetime = AT) -> None:
+    text = kubectl_list(items)
+    pruned = decode_pruned(text)
+    assert pruned is not None, "a real answer must pass the typed decode"
+    assert documents(pruned, now) == documents(json.loads(text), now)
+
+
+def _states() -> list[dict[str, Any]]:
+    """Workloads in the states the status rules tell apart."""
+    items: list[dict[str, Any]] = []
+    for name, dep, pods in (
+        ("crash", deployment("crash", available=0), [{"waiting": ("CrashLoopBackOff", "x")}]),
+        ("oom", deployment("oom", available=0), [{"last_terminated": ("OOMKilled", 137),
+                                                  "restarts": 3, "ready": False}]),
+        ("exit", deployment("exit", available=0), [{"terminated": ("Error", 1), "ready": False}]),
+        ("pending", deployment("pending", available=0),
+         [{"unschedulable": "0/1 nodes are available", "phase": "Pending", "ip": None}]),
+        ("deleting", deployment("deleting", deleting=True), [{"deleting": True}]),
+        ("stopped", deployment("stopped", replicas=0, available=0), []),
+        ("stuck", deployment("stuck", available=0, conditions=[
+            condition("Progressing", "False", "ProgressDeadlineExceeded", "too slow")]), []),
+    ):  # fmt: skip
+        rs = replicaset(dep, template_hash=f"h{name}")
+        items += [dep, rs, *(pod(rs, **options) for options in pods)]
+    return items
+
+
+@pytest.mark.parametrize("case", test_drift.CASES, ids=[case[0] for case in test_drift.CASES])
+def test_drift_cases_read_the_same(case: tuple[str, dict[str, Any], Any]) -> None:
+    dep = case[1]
+    rs = replicaset(dep)
+    assert_same_reading([dep, rs, pod(rs)])
+
+
+def test_workloads_in_many_states_read_the_same() -> None:
+    assert_same_reading([*_workload(), *_states(), *running_workloads(20)])
+
+
+def test_the_status_oracle_reads_the_same() -> None:
+    oracle = _require_oracle()
+    for case in oracle["cases"]:
+        deployments = [d for d in [case["deployment"], *case.get("other_deployments", [])] if d]
+        items = [
+            {"kind": kind, **obj}
+            for kind, objs in (
+                ("Deployment", deployments),
+                ("ReplicaSet", case["replicasets"]),
+                ("Pod", case["pods"]),
+            )
+            for obj in objs
+        ]
+        assert_same_reading(items, NOW)
+
+
+def _edge_cases() -> list[dict[str, Any]]:
+    """Fields only some states read: each changes a document when it is dropped."""
+    items: list[dict[str, Any]] = []
+    # A recovered container (ready again after a crash) is no failure; ``ready`` tells.
+    dep = deployment("recovered", available=0)
+    rs = replicaset(dep, template_hash="hrecovered")
+    items += [dep, rs, pod(rs, last_terminated=("Error", 1), restarts=2, ready=True)]
+    # An evicted Pod: phase Failed, the reason and message on the Pod's status.
+    dep = deployment("evicted", available=0)
+    rs = replicaset(dep, template_hash="hevicted")
+    evicted = pod(rs, phase="Failed", ready=False)
+    evicted["status"].update(reason="Evicted", message="The node was low on memory.")
+    items += [dep, rs, evicted]
+    # Unschedulable moments ago: still in its grace (lastTransitionTime, not creation).
+    dep = deployment("fresh", available=0)
+    rs = replicaset(dep, template_hash="hfresh")
+    fresh = pod(rs, unschedulable="0/1 nodes are available", phase="Pending", ip=None)
+    fresh["status"]["conditions"][0]["lastTransitionTime"] = "2026-12-01T11:59:50Z"
+    fresh["metadata"]["creationTimestamp"] = "2026-11-30T00:00:00Z"
+    items += [dep, rs, fresh]
+    # Two owner references of the kind: the controlling one is not the first.
+    dep = deployment("adopted")
+    rs = replicaset(dep, template_hash="hadopted")
+    adopted = pod(rs)
+    stray = {"kind": "ReplicaSet", "name": "other", "uid": "uid-other", "controller": False}
+    adopted["metadata"]["ownerReferences"].insert(0, stray)
+    items += [dep, rs, adopted]
+    # A command where Manager applied none (seen against the applied record) and a pause.
+    dep = test_drift.workload()
+    dep["spec"]["template"]["spec"]["containers"][0]["command"] = ["sh", "-c", "sleep 1d"]
+    dep["spec"]["paused"] = True
+    rs = replicaset(dep)
+    items += [dep, rs, pod(rs)]
+    return items
+
+
+def test_fields_only_some_states_read_are_kept() -> None:
+    assert_same_reading(_edge_cases())
+
+
+def test_conditions_with_every_field_read_the_same() -> None:
+    dep = deployment()
+    dep["status"]["conditions"].append(condition("ReplicaFailure", "True", "FailedCreate", "quota"))
+    rs = replicaset(dep)
+    assert_same_reading([dep, rs, pod(rs)])
+
+
+@SUITE
+@given(value=JSON)
+def test_never_more_lenient_than_the_shape_checks(value: Any) -> None:
+    text = json.dumps(value)
+    pruned = decode_pruned(text)
+    if pruned is not None:
+        assert output_problem(ARGS, json.loads(text)) is None
+        assert documents(pruned) == documents(json.loads(text))
+
+
+@SUITE
+@given(path=st.sampled_from(BASE_PATHS), value=JSON)
+def test_one_subtree_replaced_reads_the_same_or_falls_back(path: Any, value: Any) -> None:
+    text = json.dumps(_replaced(path, value))
+    pruned = decode_pruned(text)
+    if pruned is not None:
+        assert output_problem(ARGS, json.loads(text)) is None
+        assert documents(pruned) == documents(json.loads(text))
+
+
+def test_a_wrong_type_falls_back_to_the_shape_checks() -> None:
+    text = json.dumps({**BASE, "items": [{**BASE["items"][0], "status": "x"}]})
+    assert decode_pruned(text) is None
+    assert (
+        output_problem(ARGS, json.loads(text)) == ".items[0].status is a string, expected an object"
+    )
+
+
+def test_only_big_answers_pay_for_msgspec() -> None:
+    small = kubectl_list(running_workloads(2))
+    assert len(small) < MSGSPEC_FROM_BYTES
+    assert decode_workloads(small) is None  # json.loads + shapes read it
+    big = kubectl_list(running_workloads(200))
+    assert len(big) >= MSGSPEC_FROM_BYTES
+    assert decode_workloads(big) == decode_pruned(big) is not None
+
+
+def test_a_list_of_another_kind_is_left_to_the_shape_checks() -> None:
+    text = json.dumps({"kind": "Deployment", "metadata": {"name": "x"}, "items": []})
+    assert decode_pruned(text) is None
+    assert output_problem(ARGS, json.loads(text)) == ".kind is 'Deployment', expected a List"
