@@ -173,9 +173,16 @@ def parse_scaling(work: Path, sizes: list[int], repeat: int) -> list[dict[str, A
             result = sh(adapter)
             assert result.returncode == 0, result.stdout[:500]
 
-        def run_baseline(data: Path = data, baseline: list[str] = baseline) -> None:
-            with data.open() as handle:
-                subprocess.run(baseline, stdin=handle, check=True)
+        def run_baseline(stub: Path = stub, baseline: list[str] = baseline) -> None:
+            # The same stub kubectl printing the same bytes into a pipe, as the adapter reads
+            # them (issue 17's definition), not the file as stdin.
+            kubectl = subprocess.Popen([str(stub)], stdout=subprocess.PIPE)
+            try:
+                subprocess.run(baseline, stdin=kubectl.stdout, check=True)
+            finally:
+                assert kubectl.stdout is not None
+                kubectl.stdout.close()
+                kubectl.wait()
 
         # Paired and interleaved: a burst of load on this shared machine hits both alike.
         run_adapter()  # warm: bytecode and the page cache
@@ -345,7 +352,8 @@ def main() -> int:
         out("\n## `list` parse scaling (stub kubectl serving canned `get -o json` output)\n")
         out(
             "Adapter = the whole `kubectl-adapter list` process; baseline = "
-            "`python -c 'import json,sys; json.load(sys.stdin)'` on the same bytes; "
+            "`python -c 'import json,sys; json.load(sys.stdin)'` reading the same stub's "
+            "output through a pipe; "
             f"medians of {repeat} paired, interleaved runs (ratio: the median of the pairs' "
             "ratios), with bytecode caches as an installed package has them.\n"
         )
