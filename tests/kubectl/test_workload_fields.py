@@ -10,8 +10,10 @@ oracle, failing and terminating Pods) and over arbitrary JSON.
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
-from typing import Any
+from pathlib import Path
+from typing import Any, get_args, get_type_hints
 
 import pytest
 from hypothesis import given
@@ -20,6 +22,7 @@ from hypothesis import strategies as st
 from kubectl_adapter.kubectl.shapes import output_problem
 from kubectl_adapter.kubectl.workload_fields import (
     MSGSPEC_FROM_BYTES,
+    WorkloadList,
     decode_pruned,
     decode_workloads,
 )
@@ -187,3 +190,51 @@ def test_a_list_of_another_kind_is_left_to_the_shape_checks() -> None:
     text = json.dumps({"kind": "Deployment", "metadata": {"name": "x"}, "items": []})
     assert decode_pruned(text) is None
     assert output_problem(ARGS, json.loads(text)) == ".kind is 'Deployment', expected a List"
+
+
+# -- a rule that starts reading a new field must declare it -------------------------------------
+
+# The modules that build list's documents (rules/snapshots.py and what it imports).
+LIST_RULES = ["snapshots", "status", "pods", "selection", "drift", "quantities", "clock"]
+# Literal keys those modules read that are not fields of a Kubernetes object declared in
+# workload_fields, each with the reason it needs none.
+NOT_OBJECT_FIELDS = {
+    "cpu": "a key of resources.limits, kept whole (dict[str, Any])",
+    "memory": "a key of resources.limits, kept whole (dict[str, Any])",
+    "running": "a container state, kept whole and checked after the decode",
+    "waiting": "a container state, kept whole and checked after the decode",
+    "terminated": "a container state, kept whole and checked after the decode",
+    "exitCode": "inside a container state, kept whole",
+    "startedAt": "inside a container state, kept whole",
+    "exponent": "a regex group (quantities)",
+    "number": "a regex group (quantities)",
+    "suffix": "a regex group (quantities)",
+    "providerId": "a snapshot document's own key",
+}
+
+
+def _declared(hint: Any, seen: set[Any]) -> set[str]:
+    if hint in seen:
+        return set()
+    seen.add(hint)
+    found: set[str] = set()
+    if isinstance(hint, type) and issubclass(hint, dict) and hint is not dict:
+        for key, sub in get_type_hints(hint).items():
+            found |= {key} | _declared(sub, seen)
+    for arg in get_args(hint):
+        found |= _declared(arg, seen)
+    return found
+
+
+def test_every_field_the_list_rules_read_is_declared() -> None:
+    """A static guard beside the tests above: ``.get("x")`` or ``["x"]`` in a list rule names
+    a field the pruned decode must keep (else it would read as absent, silently)."""
+    root = Path(__file__).resolve().parents[2] / "kubectl_adapter" / "rules"
+    read: set[str] = set()
+    for module in LIST_RULES:
+        source = (root / f"{module}.py").read_text(encoding="utf-8")
+        read |= set(re.findall(r'\.get\(\s*"([A-Za-z0-9_.-]+)"', source))
+        read |= set(re.findall(r'\[\s*"([A-Za-z]+)"\s*\]', source))
+    undeclared = read - _declared(WorkloadList, set()) - set(NOT_OBJECT_FIELDS)
+    assert not undeclared, f"declare these in kubectl/workload_fields.py: {sorted(undeclared)}"
+    assert set(NOT_OBJECT_FIELDS) <= read, "an allowance no rule needs any more"
