@@ -213,10 +213,16 @@ def text(output: bytes | str | None) -> str:
 
 
 def execute(
-    argv: list[str], stdin: str | None, timeout: float, echo: Callable[[str], None] | None
-) -> tuple[int | None, str, str]:
+    argv: list[str],
+    stdin: str | None,
+    timeout: float,
+    echo: Callable[[str], None] | None,
+    *,
+    raw: bool = False,
+) -> tuple[int | None, str | bytes, str]:
     """Run the process; ``None`` as exit status means it was killed at ``timeout``. With
-    ``echo``, its stdout lines go there as they come (a wait's progress)."""
+    ``echo``, its stdout lines go there as they come (a wait's progress). ``raw``: stdout as
+    kubectl wrote it, bytes (a big answer's decoder reads them without a copy as text)."""
     proc: subprocess.Popen[Any] | None = None
     try:
         # A signal while Popen starts kubectl waits until we hold the process (see
@@ -235,7 +241,7 @@ def execute(
             except subprocess.TimeoutExpired:
                 stdout, stderr = b"", b""
             return None, text(stdout), text(stderr)
-        return proc.returncode, text(stdout), text(stderr)
+        return proc.returncode, (stdout or b"") if raw else text(stdout), text(stderr)
     finally:
         # On every way out (a bound, a signal, a bug of ours, and after a normal exit,
         # for a credential plugin kubectl left behind): the whole group dies.

@@ -32,7 +32,7 @@ from ..contract.naming import DNS1123_RULE, is_dns1123_label
 from . import progress
 from .bounds import READ_GRACE_SECONDS
 from .config import ClusterConfig, kubeconfig_looked_for, kubeconfig_paths, kubeconfig_usable
-from .processes import discovery_stamp, execute, watch_documents
+from .processes import discovery_stamp, execute, text, watch_documents
 from .processes import kubectl_environment as kubectl_environment
 from .shapes import output_problem
 from .transcript import Wait, kubectl_stderr, outcome, seconds_arg, watched
@@ -97,6 +97,7 @@ class KubectlResult(NamedTuple):
     returncode: int
     stdout: str
     stderr: str
+    raw: bytes = b""  # stdout as bytes, instead of ``stdout``, when run with ``raw=True``
 
 
 _seconds = seconds_arg
@@ -187,12 +188,14 @@ class KubectlRunner:
         request_timeout: bool = True,
         wait: Wait | None = None,
         absent_ok: bool = False,
+        raw: bool = False,
     ) -> KubectlResult:
         """Run kubectl; return its output on exit 0, raise the mapped error otherwise.
 
         ``wait``: this run is one slice of a longer wait (see ``transcript``). ``absent_ok``:
         the caller reads a NotFound as "absent" (a read by name); the log says so, and its
-        line goes on after a 404 when pasted under ``bash -e``."""
+        line goes on after a 404 when pasted under ``bash -e``. ``raw``: stdout comes as bytes,
+        in ``raw`` (``stdout`` is then empty)."""
         argv = self.argv(args, namespace=namespace, request_timeout=request_timeout)
         shown = self.display(argv)
         verbose = int(self.config.verbose)
@@ -216,7 +219,7 @@ class KubectlRunner:
         )
         echo = self._echo if stream else None
         began = monotonic()
-        returncode, stdout, stderr = execute(argv, stdin, bound, echo)
+        returncode, out, stderr = execute(argv, stdin, bound, echo, raw=raw)
         if (
             returncode is None
             and cold is not None
@@ -226,7 +229,7 @@ class KubectlRunner:
             if again is None or again > 0:
                 _log("# kubectl spent its bound on discovery (cold cache): once more")
                 bound = bound if again is None else min(bound, again)
-                returncode, stdout, stderr = execute(argv, stdin, bound, echo)
+                returncode, out, stderr = execute(argv, stdin, bound, echo, raw=raw)
         if returncode != 0 or (verbose and stderr.strip()):
             _register_secrets(self.config)
         failure = None
@@ -247,7 +250,9 @@ class KubectlRunner:
             raise error
         if failure is not None:
             raise failure
-        return KubectlResult(argv, returncode, stdout, stderr)
+        if isinstance(out, bytes):
+            return KubectlResult(argv, returncode, "", stderr, out)
+        return KubectlResult(argv, returncode, out, stderr)
 
     def _explain_kubeconfig(self, error: AdapterError) -> AdapterError:
         if not isinstance(error, ConfigurationError | Unavailable):
@@ -281,7 +286,7 @@ class KubectlRunner:
         return found
 
     def run_json(
-        self, args: Sequence[str], *, decode: Callable[[str], Any] | None = None, **kwargs: Any
+        self, args: Sequence[str], *, decode: Callable[[bytes], Any] | None = None, **kwargs: Any
     ) -> Any:
         """Run a kubectl command that prints JSON; empty output (``--ignore-not-found``) is None.
 
@@ -290,9 +295,10 @@ class KubectlRunner:
         a quicker typed decoder for this answer (``workload_fields``); when it returns None the
         output is decoded and checked as above.
         """
-        result = self.run(args, **kwargs)
+        result = self.run(args, raw=decode is not None, **kwargs)
         shown = self.display(result.argv)
-        if not result.stdout or result.stdout.isspace():  # isspace stops at the first byte
+        output: str | bytes = result.raw if decode is not None else result.stdout
+        if not output or output.isspace():  # isspace stops at the first byte
             if _ignores_not_found(args):
                 return None  # kubectl's only silent success: the named object is absent
             # Never "absent": a kubectl (or a wrapper) that exits 0 and prints nothing where
@@ -301,12 +307,13 @@ class KubectlRunner:
                 f"{shown} exited 0 but printed nothing where JSON was expected",
                 {"command": shown, "problem": "output is empty"},
             )
-        if decode is not None:
-            typed = decode(result.stdout)
+        if isinstance(output, bytes):
+            typed = decode(output) if decode is not None else None
             if typed is not None:
                 return typed
+            output = text(output)
         try:
-            data = json.loads(result.stdout)
+            data = json.loads(output)
         except (json.JSONDecodeError, RecursionError) as exc:
             raise InternalError(
                 f"kubectl printed output that is not JSON: {exc}", {"command": shown}

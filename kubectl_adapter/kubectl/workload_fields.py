@@ -151,7 +151,7 @@ class WorkloadList(TypedDict, total=False):
 MSGSPEC_FROM_BYTES = 1 << 20
 
 
-def decode_workloads(text: str) -> Any:
+def decode_workloads(text: bytes | str) -> Any:
     """The List, pruned to the fields the rules read and type-checked; None when it is small
     or msgspec refuses it (the caller then decodes it whole and names any problem)."""
     if len(text) < MSGSPEC_FROM_BYTES:
@@ -159,7 +159,7 @@ def decode_workloads(text: str) -> Any:
     return decode_pruned(text)
 
 
-def decode_pruned(text: str) -> Any:
+def decode_pruned(text: bytes | str) -> Any:
     """msgspec's typed decode, whatever the size; None when it refuses the text."""
     import msgspec
 

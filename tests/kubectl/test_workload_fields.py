@@ -238,3 +238,25 @@ def test_every_field_the_list_rules_read_is_declared() -> None:
     undeclared = read - _declared(WorkloadList, set()) - set(NOT_OBJECT_FIELDS)
     assert not undeclared, f"declare these in kubectl/workload_fields.py: {sorted(undeclared)}"
     assert set(NOT_OBJECT_FIELDS) <= read, "an allowance no rule needs any more"
+
+
+def test_list_of_a_big_answer_prints_what_the_whole_json_gives(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """End to end through the runner (kubectl's bytes, no text copy) and the CLI."""
+    from kubectl_adapter.cli import app as cli
+
+    items = [*running_workloads(200), *_states(), *_edge_cases()]
+    answer = kubectl_list(items)
+    assert len(answer) >= MSGSPEC_FROM_BYTES
+    (tmp_path / "out.json").write_text(answer, encoding="utf-8")
+    stub = tmp_path / "kubectl"
+    stub.write_text(f"#!/bin/sh\nexec cat '{tmp_path / 'out.json'}'\n", encoding="utf-8")
+    stub.chmod(0o755)
+    code = cli.main(["--kubectl", str(stub), "-n", "testns", "list"])
+    printed = json.loads(capsys.readouterr().out)["items"]
+    assert code == 0
+    whole = documents(json.loads(answer), now=datetime.now(UTC))
+    assert [d["providerId"] for d in printed] == [d["providerId"] for d in whole]
+    # The clock moves between the two: compare all but the time-dependent messages.
+    assert [{**d, "message": ""} for d in printed] == [{**d, "message": ""} for d in whole]
