@@ -444,8 +444,9 @@ _NOTES = """
   imports no pydantic and runs with the cyclic GC off (the baseline keeps it on, which is
   why the ratio can drop below 1 at 20,000: the GC rescans the parsed objects as they grow).
   Small N is dominated by the fixed start-up of both processes. Measured by hand on a loaded
-  2-core machine, 2026-12-01, installed packages, 9 paired runs at 5,000: 1.48 before the
-  typed decode, 1.08 after (1.83 and 1.33 against `json.load` of the file as stdin).
+  2-core machine, 2026-12-01, installed packages, 9 paired runs at 5,000, in several runs as
+  the load changed: 1.48-1.62 before the typed decode, 1.08-1.30 after (1.8 and 1.1-1.3
+  against `json.load` of the file as stdin).
 - Against the fake API server with 5,000 workloads (every object carrying the fake's
   managedFields: 94 MB), `kubectl get deployments,replicasets,pods -o json` alone takes
   10-14 s, nearly all of it the fake and kubectl; `list` ran at 0.98x and 1.24x of it in
