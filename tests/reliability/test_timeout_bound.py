@@ -1,6 +1,7 @@
 """``--timeout N`` returns within N + 1 s (issue 17: a 12 s timeout returned at 13.5 s), with
-the real kubectl against the fake API server: on a rollout that never completes, and on an API
-server that accepts connections and never answers (each read used to hold the command for its
+the real kubectl against the fake API server: on a rollout that never completes (create,
+start, reconfigure), a stop or delete the cluster never carries out, and on an API server that
+accepts connections and never answers (each read used to hold the command for its
 own bound, --request-timeout + 5 s: 15 s at --timeout 3).
 
 ``--timeout`` counts from the command's start, so everything a command does (its reads, its
@@ -121,3 +122,21 @@ def test_an_api_server_that_hangs(fake: FakeCluster, tmp_path: Path) -> None:
         command: round(r["seconds"], 1) for command, r in results.items() if r["seconds"] > BOUND
     }
     assert not slow, slow
+
+
+@pytest.fixture(scope="module")
+def frozen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[FakeCluster, Path]]:
+    """Two running workloads, then no controller: nothing the API is asked ever happens
+    (a stop's Pods never go, a foreground delete never ends)."""
+    tmp = tmp_path_factory.mktemp("frozen")
+    with FakeCluster(tmp / "fake") as cluster:
+        for command in ("stop", "delete"):
+            assert create(cluster, tmp, f"frozen-{command}", "nginx:latest")["code"] == 0
+        cluster.controller.stop()
+        yield cluster, tmp
+
+
+@pytest.mark.parametrize("command", ["stop", "delete"])
+def test_a_wait_the_cluster_never_ends(frozen: tuple[FakeCluster, Path], command: str) -> None:
+    cluster, tmp = frozen
+    assert_timed_out_in_bound(run(cluster, tmp, command, f"default/frozen-{command}"))
