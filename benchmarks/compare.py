@@ -79,7 +79,9 @@ class Ways:
             "7",
         ]
         self.hand = [str(self.kubectl), *conn, "-n", NS, "--cache-dir", str(work / "cache-hand")]
-        self.env = {**os.environ, "PYTHONPATH": str(root)}
+        # Bytecode caches kept, as an installed package has them (see run.py's ENV).
+        environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        self.env = {**environ, "PYTHONPATH": str(root)}
         self.client: Any = _python_client(fc)
 
     # -- measuring ------------------------------------------------------------------------

@@ -137,8 +137,7 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         metavar="S",
         type=_seconds,
         default=default,
-        help="bound on the whole command (reads: --call-timeout; "
-        "waits: --timeout + 2 x --call-timeout)",
+        help="bound on the whole command (reads: --call-timeout; waits: --timeout + 0.5)",
     )
     add(
         "--cache-dir",

@@ -1,21 +1,63 @@
 """The JSON contract Manager reads: every CLI output is one of these classes.
 
-Plain dataclasses, so no command imports pydantic (its import alone cost ~70 ms on every
-command). Python names are snake_case; ``to_json`` gives the camelCase wire document, and
-``model_validate`` reads one (camelCase or snake_case keys; an unknown key is an error).
-``output_models`` derives pydantic models from these classes, for ``docs/schema/`` only:
-the output contract is written once, here.
+Plain classes, so no command imports pydantic (its import alone cost ~70 ms on every command)
+nor ``dataclasses`` (with ``inspect``, ~4 ms, and ~4 ms more to generate the classes' code):
+``Output`` reads each class's annotations once and gives it the dataclass behaviour the
+outputs use (keyword ``__init__`` with defaults, ``__post_init__``, ``==``, ``repr``),
+``field``/``fields``/``MISSING`` as in ``dataclasses``. Python names are snake_case;
+``to_json`` gives the camelCase wire document, and ``model_validate`` reads one (camelCase or
+snake_case keys; an unknown key is an error). ``output_models`` derives pydantic models from
+these classes, for ``docs/schema/`` only: the output contract is written once, here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Mapping
 from enum import Enum
-from typing import Any, ClassVar, Literal, TypeVar
+from types import MappingProxyType
+from typing import Any, ClassVar, Literal, NamedTuple, TypeVar, dataclass_transform
 
 from .statuses import Status
 
 T = TypeVar("T", bound="Output")
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+
+class Field(NamedTuple):
+    """One field of an output class (``dataclasses.Field``'s attributes the callers read)."""
+
+    name: str
+    default: Any
+    default_factory: Any
+    metadata: Mapping[str, Any]
+
+
+class _Spec(NamedTuple):
+    default: Any
+    default_factory: Any
+    metadata: Mapping[str, Any]
+
+
+def field(
+    *,
+    default: Any = MISSING,
+    default_factory: Callable[[], Any] | Any = MISSING,
+    metadata: Mapping[str, Any] | None = None,
+) -> Any:
+    """A field with a default, a default factory and/or metadata (``dataclasses.field``)."""
+    return _Spec(default, default_factory, MappingProxyType(dict(metadata or {})))
+
+
+def fields(output: type[Output] | Output) -> tuple[Field, ...]:
+    """The fields of an output class or object, in declaration order (bases first)."""
+    return output._FIELDS
 
 
 def to_camel(name: str) -> str:
@@ -41,15 +83,71 @@ def _dump(value: Any) -> Any:
     return value
 
 
-@dataclass(kw_only=True)
+@dataclass_transform(kw_only_default=True, field_specifiers=(field,))
 class Output:
     """Base: camelCase on the wire, snake_case in Python, nothing unexpected accepted."""
 
     # Fields holding other outputs: name -> (class, is a list).
     NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {}
+    _FIELDS: ClassVar[tuple[Field, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own: dict[str, Field] = {}
+        # The class's own annotations (strings: postponed evaluation); not through
+        # inspect.get_annotations, whose import is what this module avoids.
+        annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063
+        for name, hint in annotations.items():
+            if str(hint).startswith(("ClassVar", "typing.ClassVar")):
+                continue
+            spec = cls.__dict__.get(name, MISSING)
+            if not isinstance(spec, _Spec):
+                spec = _Spec(spec, MISSING, MappingProxyType({}))
+            if spec.default is not MISSING:
+                setattr(cls, name, spec.default)
+            elif name in cls.__dict__:
+                delattr(cls, name)
+            own[name] = Field(name, spec.default, spec.default_factory, spec.metadata)
+        inherited = tuple(own.pop(f.name, f) for f in cls._FIELDS)
+        cls._FIELDS = (*inherited, *own.values())
+
+    def __init__(self, **values: Any) -> None:
+        for item in self._FIELDS:
+            if item.name in values:
+                value = values.pop(item.name)
+            elif item.default is not MISSING:
+                value = item.default
+            elif item.default_factory is not MISSING:
+                value = item.default_factory()
+            else:
+                raise TypeError(
+                    f"{type(self).__name__}.__init__() missing 1 required keyword-only "
+                    f"argument: '{item.name}'"
+                )
+            setattr(self, item.name, value)
+        if values:
+            raise TypeError(
+                f"{type(self).__name__}.__init__() got an unexpected keyword argument "
+                f"'{next(iter(values))}'"
+            )
+        self.__post_init__()
+
+    def __post_init__(self) -> None:
+        """Normalise fields after ``__init__`` (``Snapshot``: its status)."""
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, f.name) == getattr(other, f.name) for f in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in self._FIELDS)
+        return f"{type(self).__qualname__}({shown})"
 
     def to_json(self) -> dict[str, Any]:
-        return {to_camel(f.name): _dump(getattr(self, f.name)) for f in fields(self)}
+        return {to_camel(f.name): _dump(getattr(self, f.name)) for f in self._FIELDS}
 
     def model_dump(self, *, mode: str = "json", by_alias: bool = True) -> dict[str, Any]:
         """pydantic's spelling of ``to_json``, for callers written against the old models."""
@@ -61,7 +159,7 @@ class Output:
             return data
         if not isinstance(data, dict):
             raise TypeError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
-        names = {to_camel(f.name): f.name for f in fields(cls)}
+        names = {to_camel(f.name): f.name for f in cls._FIELDS}
         values: dict[str, Any] = {}
         for key, value in data.items():
             name = names.get(str(key), str(key))
@@ -77,7 +175,6 @@ class Output:
         return cls(**values)
 
 
-@dataclass(kw_only=True)
 class DriftChange(Output):
     """One field that differs from what Manager last applied, and who changed it."""
 
@@ -113,7 +210,6 @@ class DriftChange(Output):
     )
 
 
-@dataclass(kw_only=True)
 class Drift(Output):
     """Whether the workload still is what Manager last applied (read from managedFields of
     the same Deployment list/status read: no extra kubectl call)."""
@@ -130,7 +226,6 @@ class Drift(Output):
     )
 
 
-@dataclass(kw_only=True)
 class Snapshot(Output):
     """One Manager container as Kubernetes sees it right now.
 
@@ -166,13 +261,11 @@ class Snapshot(Output):
         self.status = Status(self.status)
 
 
-@dataclass(kw_only=True)
 class SnapshotList(Output):
     NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {"items": (Snapshot, True)}
     items: list[Snapshot]
 
 
-@dataclass(kw_only=True)
 class NetworkInfo(Output):
     """Networking as Manager's shared jobs see it: no MAC, an ephemeral IP."""
 
@@ -184,14 +277,12 @@ class NetworkInfo(Output):
     stable: Literal[False] = False
 
 
-@dataclass(kw_only=True)
 class DeleteResult(Output):
     provider_id: str
     deleted: bool
     already_missing: bool
 
 
-@dataclass(kw_only=True)
 class Capabilities(Output):
     """What this provider offers Manager's shared jobs (read these, not the node type)."""
 
@@ -205,7 +296,6 @@ class Capabilities(Output):
     pod_ip_ephemeral: bool = True
 
 
-@dataclass(kw_only=True)
 class Permission(Output):
     verb: str
     group: str
@@ -216,7 +306,6 @@ class Permission(Output):
     needed_for: list[str]
 
 
-@dataclass(kw_only=True)
 class CheckResult(Output):
     NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {
         "permissions": (Permission, True),
@@ -234,7 +323,6 @@ class CheckResult(Output):
     capabilities: Capabilities
 
 
-@dataclass(kw_only=True)
 class NodeInfo(Output):
     name: str
     ready: bool
@@ -243,27 +331,23 @@ class NodeInfo(Output):
     kubelet_version: str | None = None
 
 
-@dataclass(kw_only=True)
 class NodeList(Output):
     NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {"items": (NodeInfo, True)}
     items: list[NodeInfo]
 
 
-@dataclass(kw_only=True)
 class DryRunPlan(Output):
     dry_run: Literal[True] = True
     commands: list[str]
     manifest: str | None = None
 
 
-@dataclass(kw_only=True)
 class ErrorBody(Output):
     type: str
     message: str
     details: dict[str, Any]
 
 
-@dataclass(kw_only=True)
 class ErrorOutput(Output):
     NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {"error": (ErrorBody, False)}
     error: ErrorBody

@@ -1,14 +1,13 @@
 """The JSON contract Manager reads, as pydantic models derived from ``models``.
 
-``models`` (plain dataclasses) is the one definition of every output: the CLI builds and
-prints those and never imports this module. Here each dataclass becomes a pydantic model with
+``models`` (plain classes) is the one definition of every output: the CLI builds and
+prints those and never imports this module. Here each output class becomes a pydantic model with
 the same fields, defaults, wire names and descriptions (``field(metadata=...)``), for the
 JSON Schemas in ``docs/schema/`` (``schemas``) and for validating documents in tests.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import types
 import typing
 from typing import Any, Union
@@ -38,13 +37,13 @@ _DERIVED: dict[type[models.Output], type[Output]] = {}
 
 
 def _own_doc(cls: type) -> str | None:
-    """The class's docstring; ``dataclass`` invents one (its signature) where there is none."""
+    """The class's docstring (None where it has none: a dataclass used to invent one)."""
     doc = cls.__dict__.get("__doc__")
     return None if doc is None or doc.startswith(f"{cls.__name__}(") else doc
 
 
 def _swap(hint: Any) -> Any:
-    """The type with every output dataclass in it replaced by its pydantic model."""
+    """The type with every output class in it replaced by its pydantic model."""
     if isinstance(hint, type) and issubclass(hint, models.Output):
         return derive(hint)
     origin, args = typing.get_origin(hint), typing.get_args(hint)
@@ -56,16 +55,16 @@ def _swap(hint: Any) -> Any:
 
 
 def derive(cls: type[models.Output]) -> type[Output]:
-    """The pydantic model of one output dataclass (once per class)."""
+    """The pydantic model of one output class (once per class)."""
     if cls in _DERIVED:
         return _DERIVED[cls]
     hints = typing.get_type_hints(cls)
     definitions: dict[str, Any] = {}
-    for item in dataclasses.fields(cls):
+    for item in models.fields(cls):
         options: dict[str, Any] = dict(item.metadata)
-        if item.default is not dataclasses.MISSING:
+        if item.default is not models.MISSING:
             options["default"] = item.default
-        elif item.default_factory is not dataclasses.MISSING:
+        elif item.default_factory is not models.MISSING:
             options["default_factory"] = item.default_factory
         definitions[item.name] = (_swap(hints[item.name]), Field(**options))
     model: type[Output] = create_model(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .bounds import DEFAULT_CALL_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WAIT_TIMEOUT
 
@@ -20,9 +20,11 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class ClusterConfig:
+class ClusterConfig(NamedTuple):
     """A Manager node: kubeconfig + context + namespace, and the bounds on every wait.
+
+    A NamedTuple (immutable, built by keyword), not a frozen dataclass: ``dataclasses``
+    brings ``inspect`` into every command's start-up.
 
     ``timeout`` bounds each wait (rollout, pod deletion); ``call_timeout`` bounds any single
     kubectl process that is not a wait; ``request_timeout`` is kubectl's own per-request limit.

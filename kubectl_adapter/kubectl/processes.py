@@ -20,7 +20,6 @@ from typing import IO, Any
 
 from ..contract.errors import ConfigurationError, InternalError
 from .interrupts import deferred
-from .kubectl_errors import is_fatal_wait_line
 
 # How long we still read a killed kubectl's pipes: a child it started (an exec credential
 # plugin) can hold them open, and must not turn our bounded call into an unbounded one.
@@ -119,7 +118,7 @@ def execute_streaming(
                 sink.append(line)
                 if is_stdout:
                     echo(line)
-                elif is_fatal_wait_line(line):
+                elif _is_fatal_wait_line(line):
                     refusals.append(line)
                     # A refused watch (401/403) is retried until --timeout for nothing.
                     # Not at the first refusal: client-go refreshes an exec plugin's
@@ -234,11 +233,15 @@ def execute(
     stdin: str | None,
     timeout: float,
     echo: Callable[[str], None] | None,
+    *,
     started: subprocess.Popen[Any] | None = None,
-) -> tuple[int | None, str, str]:
+    raw: bool = False,
+) -> tuple[int | None, str | bytes, str]:
     """Run the process; ``None`` as exit status means it was killed at ``timeout``. With
     ``echo``, its stdout lines go there as they come (a wait's progress). ``started``: the
-    process ``start`` began for ``argv`` (a read with no stdin); it is finished here."""
+    process ``start`` began for ``argv`` (a read with no stdin); it is finished here.
+    ``raw``: stdout as kubectl wrote it, bytes (a big answer's decoder reads them without a
+    copy as text)."""
     proc: subprocess.Popen[Any] | None = started
     try:
         if proc is None:
@@ -258,7 +261,7 @@ def execute(
             except subprocess.TimeoutExpired:
                 stdout, stderr = b"", b""
             return None, text(stdout), text(stderr)
-        return proc.returncode, text(stdout), text(stderr)
+        return proc.returncode, (stdout or b"") if raw else text(stdout), text(stderr)
     finally:
         # On every way out (a bound, a signal, a bug of ours, and after a normal exit,
         # for a credential plugin kubectl left behind): the whole group dies.
@@ -312,3 +315,10 @@ def discovery_stamp(cache_dir: str | None) -> tuple[int, int]:
         with contextlib.suppress(OSError):
             newest = max(newest, os.stat(path).st_mtime_ns)
     return len(found), newest
+
+
+def _is_fatal_wait_line(line: str) -> bool:
+    # The error table is loaded by the first stderr line of a wait, not at start-up.
+    from .kubectl_errors import is_fatal_wait_line
+
+    return is_fatal_wait_line(line)

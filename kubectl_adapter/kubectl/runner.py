@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
-import shutil
 import sys
 from collections.abc import Callable, Sequence
 from time import monotonic
@@ -32,12 +30,10 @@ from ..contract.errors import (
     Unavailable,
 )
 from ..contract.naming import DNS1123_RULE, is_dns1123_label
-from ..contract.redact import redact, register_kubeconfig_secrets
 from . import progress
 from .bounds import READ_GRACE_SECONDS
 from .config import ClusterConfig, kubeconfig_looked_for, kubeconfig_paths, kubeconfig_usable
-from .kubectl_errors import classify, explain_kubeconfig
-from .processes import discovery_stamp, execute, start, stop, watch_documents
+from .processes import discovery_stamp, execute, start, stop, text, watch_documents
 from .processes import kubectl_environment as kubectl_environment
 from .shapes import output_problem
 from .transcript import Wait, kubectl_stderr, outcome, seconds_arg, watched
@@ -47,7 +43,37 @@ from .transcript import display as transcript_display
 if TYPE_CHECKING:
     from subprocess import Popen
 
-log = logging.getLogger("kubectl_adapter")
+
+def __getattr__(name: str) -> Any:
+    # ``runner.shutil``: imported on first use (its archive modules cost start-up time);
+    # tests reach ``shutil.which`` through this module.
+    if name == "shutil":
+        import shutil
+
+        return shutil
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _log(message: str, *args: object) -> None:
+    """Log at INFO (only under ``-v``: ``logging`` is imported then, not on every command)."""
+    import logging
+
+    logging.getLogger("kubectl_adapter").info(message, *args)
+
+
+def _register_secrets(config: ClusterConfig) -> None:
+    """Before any message is built: kubectl's stderr may repeat a credential bare."""
+    from ..contract.redact import register_kubeconfig_secrets
+
+    register_kubeconfig_secrets(kubeconfig_paths(config))
+
+
+def _classify(command: str, returncode: int, stderr: str, *, timed_out: bool = False) -> Any:
+    # The error table (and its patterns) is loaded by the first failure, not at start-up.
+    from .kubectl_errors import classify
+
+    return classify(command, returncode, stderr, timed_out=timed_out)
+
 
 # Extra time a waiting kubectl gets beyond its own --timeout before we kill it: it must be
 # allowed to report its own timeout (with its own words) before we call it a hang.
@@ -84,6 +110,7 @@ class KubectlResult(NamedTuple):
     returncode: int
     stdout: str
     stderr: str
+    raw: bytes = b""  # stdout as bytes, instead of ``stdout``, when run with ``raw=True``
 
 
 _seconds = seconds_arg
@@ -120,6 +147,8 @@ class KubectlRunner:
         """kubectl's path: ``--kubectl`` if given, else the first on PATH."""
         if self._binary is None:
             wanted = self.config.kubectl or "kubectl"
+            import shutil  # once per command, and only when kubectl is run
+
             found = shutil.which(wanted)
             if found is None:
                 where = "on PATH" if self.config.kubectl is None else f"at {wanted!r}"
@@ -173,23 +202,25 @@ class KubectlRunner:
         request_timeout: bool = True,
         wait: Wait | None = None,
         absent_ok: bool = False,
+        raw: bool = False,
     ) -> KubectlResult:
         """Run kubectl; return its output on exit 0, raise the mapped error otherwise.
 
         ``wait``: this run is one slice of a longer wait (see ``transcript``). ``absent_ok``:
         the caller reads a NotFound as "absent" (a read by name); the log says so, and its
-        line goes on after a 404 when pasted under ``bash -e``."""
+        line goes on after a 404 when pasted under ``bash -e``. ``raw``: stdout comes as bytes,
+        in ``raw`` (``stdout`` is then empty)."""
         argv = self.argv(args, namespace=namespace, request_timeout=request_timeout)
         shown = self.display(argv)
         verbose = int(self.config.verbose)
         if verbose:
-            log.info("%s", transcript_command(argv, stdin=stdin, wait=wait, absent=absent_ok))
+            _log("%s", transcript_command(argv, stdin=stdin, wait=wait, absent=absent_ok))
         bound = timeout if timeout is not None else self.default_bound(args)
         remaining = self.remaining()
         cut = remaining is not None and remaining < bound
         if remaining is not None and remaining <= 0:
             if verbose:
-                log.info("# not run: the command's overall deadline (--deadline) was reached")
+                _log("# not run: the command's overall deadline (--deadline) was reached")
             raise self._deadline_reached("before", shown)
         if cut:
             assert remaining is not None
@@ -202,9 +233,8 @@ class KubectlRunner:
         if opened is not None:
             cold, began = opened.cold, opened.began
             # Its bound counts from its start, as every kubectl's does.
-            returncode, stdout, stderr = execute(
-                argv, None, max(0.0, bound - (monotonic() - began)), None, opened.proc
-            )
+            left = max(0.0, bound - (monotonic() - began))
+            returncode, out, stderr = execute(argv, None, left, None, started=opened.proc, raw=raw)
         else:
             cold = (
                 discovery_stamp(self.config.cache_dir)
@@ -212,7 +242,7 @@ class KubectlRunner:
                 else None
             )
             began = monotonic()
-            returncode, stdout, stderr = execute(argv, stdin, bound, echo)
+            returncode, out, stderr = execute(argv, stdin, bound, echo, raw=raw)
         if (
             returncode is None
             and cold is not None
@@ -220,23 +250,22 @@ class KubectlRunner:
         ):
             again = self.remaining()
             if again is None or again > 0:
-                log.info("# kubectl spent its bound on discovery (cold cache): once more")
+                _log("# kubectl spent its bound on discovery (cold cache): once more")
                 bound = bound if again is None else min(bound, again)
-                returncode, stdout, stderr = execute(argv, stdin, bound, echo)
+                returncode, out, stderr = execute(argv, stdin, bound, echo, raw=raw)
         if returncode != 0 or (verbose and stderr.strip()):
-            # Before any message is built: kubectl's stderr may repeat a credential bare.
-            register_kubeconfig_secrets(kubeconfig_paths(self.config))
+            _register_secrets(self.config)
         failure = None
         if returncode:
             # kubectl get prints an empty List on stdout even when the LIST failed:
             # only the exit status tells, so stdout is never looked at here.
-            failure = self._explain_kubeconfig(classify(shown, returncode, stderr))
+            failure = self._explain_kubeconfig(_classify(shown, returncode, stderr))
         if verbose:
-            log.info("%s", outcome(returncode, monotonic() - began, stderr))
+            _log("%s", outcome(returncode, monotonic() - began, stderr))
             if verbose > 1 and stderr.strip():
-                log.info("%s", kubectl_stderr(stderr))
+                _log("%s", kubectl_stderr(stderr))
         if returncode is None:
-            error = classify(shown, -1, stderr, timed_out=True)
+            error = _classify(shown, -1, stderr, timed_out=True)
             error.details["timeoutSeconds"] = bound
             if cut and isinstance(error, Timeout):
                 error.details["reason"] = "deadline"
@@ -244,7 +273,9 @@ class KubectlRunner:
             raise error
         if failure is not None:
             raise failure
-        return KubectlResult(argv, returncode, stdout, stderr)
+        if isinstance(out, bytes):
+            return KubectlResult(argv, returncode, "", stderr, out)
+        return KubectlResult(argv, returncode, out, stderr)
 
     def open_read(self, args: Sequence[str], *, namespace: str | None = None) -> None:
         """Start a command's first read now, before the imports the rest of the command
@@ -286,6 +317,8 @@ class KubectlRunner:
     def _explain_kubeconfig(self, error: AdapterError) -> AdapterError:
         if not isinstance(error, ConfigurationError | Unavailable):
             return error
+        from .kubectl_errors import explain_kubeconfig
+
         return explain_kubeconfig(
             error, kubeconfig_looked_for(self.config), kubeconfig_usable(self.config)
         )
@@ -312,15 +345,20 @@ class KubectlRunner:
             )
         return found
 
-    def run_json(self, args: Sequence[str], **kwargs: Any) -> Any:
+    def run_json(
+        self, args: Sequence[str], *, decode: Callable[[bytes], Any] | None = None, **kwargs: Any
+    ) -> Any:
         """Run a kubectl command that prints JSON; empty output (``--ignore-not-found``) is None.
 
         The JSON is checked against the fields the adapter reads (``shapes``): what the pure
-        rules get is typed, and anything else is InternalError naming the command.
+        rules get is typed, and anything else is InternalError naming the command. ``decode``:
+        a quicker typed decoder for this answer (``workload_fields``); when it returns None the
+        output is decoded and checked as above.
         """
-        result = self.run(args, **kwargs)
+        result = self.run(args, raw=decode is not None, **kwargs)
         shown = self.display(result.argv)
-        if not result.stdout or result.stdout.isspace():  # isspace stops at the first byte
+        output: str | bytes = result.raw if decode is not None else result.stdout
+        if not output or output.isspace():  # isspace stops at the first byte
             if _ignores_not_found(args):
                 return None  # kubectl's only silent success: the named object is absent
             # Never "absent": a kubectl (or a wrapper) that exits 0 and prints nothing where
@@ -329,8 +367,13 @@ class KubectlRunner:
                 f"{shown} exited 0 but printed nothing where JSON was expected",
                 {"command": shown, "problem": "output is empty"},
             )
+        if isinstance(output, bytes):
+            typed = decode(output) if decode is not None else None
+            if typed is not None:
+                return typed
+            output = text(output)
         try:
-            data = json.loads(result.stdout)
+            data = json.loads(output)
         except (json.JSONDecodeError, RecursionError) as exc:
             raise InternalError(
                 f"kubectl printed output that is not JSON: {exc}", {"command": shown}
@@ -365,9 +408,7 @@ class KubectlRunner:
         shown = self.display(argv)
         verbose = int(self.config.verbose)
         if verbose:
-            log.info(
-                "%s", transcript_command(argv, wait=wait, by_hand=self._by_hand(wait, namespace))
-            )
+            _log("%s", transcript_command(argv, wait=wait, by_hand=self._by_hand(wait, namespace)))
         remaining = self.remaining()
         if remaining is not None and remaining <= 0:
             raise self._deadline_reached("before", shown)
@@ -376,14 +417,13 @@ class KubectlRunner:
         began = monotonic()
         ended, returncode, stderr = watch_documents(argv, on_object, bound)
         if returncode:
-            # Before any message is built: kubectl's stderr may repeat a credential bare.
-            register_kubeconfig_secrets(kubeconfig_paths(self.config))
+            _register_secrets(self.config)
         if verbose:
-            log.info("%s", watched(ended, returncode, monotonic() - began, stderr))
+            _log("%s", watched(ended, returncode, monotonic() - began, stderr))
         if ended is not None:
             return ended
         if returncode:
-            raise self._explain_kubeconfig(classify(shown, returncode, stderr))
+            raise self._explain_kubeconfig(_classify(shown, returncode, stderr))
         if cut:
             raise self._deadline_reached("during", shown)
         return False
@@ -402,6 +442,8 @@ class KubectlRunner:
 
     def _echo(self, line: str) -> None:
         """kubectl's progress line: to the progress display, else to our stderr."""
+        from ..contract.redact import redact
+
         if not progress.note(redact(line.rstrip())):
             # Under -v stderr is a pasteable log: progress goes in as comments.
             mark = "# " if self.config.verbose else ""

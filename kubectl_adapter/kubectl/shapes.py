@@ -181,6 +181,7 @@ _STATE = _map(
 _CONTAINER_STATUS = _object(
     {"name": _string, "state": _STATE, "lastState": _STATE, "restartCount": _integer}
 )
+CONTAINER_STATE = _STATE  # also checked after list's typed decode (workload_fields)
 
 DEPLOYMENT = _object(
     {

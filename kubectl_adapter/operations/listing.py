@@ -15,6 +15,7 @@ from typing import Any
 from ..contract.errors import Forbidden, NotFound
 from ..kubectl import commands
 from ..kubectl.runner import KubectlRunner
+from ..kubectl.workload_fields import decode_workloads
 from ..rules.snapshots import snapshot_documents, split_kinds
 
 
@@ -54,7 +55,7 @@ def list_documents(
 ) -> list[dict[str, Any]]:
     """One call for any number of workloads (two when there are none); a failure raises the
     typed error (the whole node is then unknown to Manager)."""
-    data = runner.run_json(list_args(node_id), namespace=namespace)
+    data = runner.run_json(list_args(node_id), namespace=namespace, decode=decode_workloads)
     items = (data or {}).get("items") or []
     if not items:
         require_namespace(runner, namespace)

@@ -29,9 +29,15 @@ class Owned(NamedTuple):
 
 def _controller_ref(obj: Document, kind: str) -> Document | None:
     """The controlling reference of that kind (the first of that kind when none says so)."""
-    refs = [r for r in (obj.get("metadata") or {}).get("ownerReferences") or [] if r]
-    of_kind = [r for r in refs if r.get("kind") == kind]
-    return next((r for r in of_kind if r.get("controller")), of_kind[0] if of_kind else None)
+    first: Document | None = None
+    ref: Document
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
+        if ref and ref.get("kind") == kind:
+            if ref.get("controller"):
+                return ref
+            if first is None:
+                first = ref
+    return first
 
 
 def _ref_key(ref: Document) -> _Key:
@@ -39,14 +45,13 @@ def _ref_key(ref: Document) -> _Key:
     return ("uid", str(uid)) if uid else ("name", str(ref.get("name", "")))
 
 
-def _owner_keys(owner: Document) -> list[_Key]:
+def _owner_keys(owner: Document) -> tuple[_Key, ...]:
     """The keys a child's reference to ``owner`` may carry: its UID, or its name when the
     reference has no UID (never the name when both sides have UIDs: that is the orphan case)."""
     meta = owner.get("metadata") or {}
-    keys: list[_Key] = [("name", str(meta.get("name", "")))]
-    if meta.get("uid"):
-        keys.insert(0, ("uid", str(meta["uid"])))
-    return keys
+    by_name = ("name", str(meta.get("name", "")))
+    uid = meta.get("uid")
+    return (("uid", str(uid)), by_name) if uid else (by_name,)
 
 
 def revision(replicaset: Document) -> int:
@@ -89,6 +94,9 @@ class OwnerIndex:
 
     def owned_by(self, deployment: Document) -> Owned:
         replicasets = self._children(self._replicasets, deployment)
+        if len(replicasets) == 1:  # the common case: that one is the newest, its Pods are all
+            pods = self._children(self._pods, replicasets[0])
+            return Owned(replicasets, pods, replicasets[0], list(pods))
         pods = [pod for rs in replicasets for pod in self._children(self._pods, rs)]
         newest = _newest(replicasets)
         newest_pods = self._children(self._pods, newest) if newest is not None else []

@@ -1,10 +1,9 @@
-"""The CLI's output classes (``models``, plain dataclasses) and the pydantic models
+"""The CLI's output classes (``models``, plain classes) and the pydantic models
 ``output_models`` derives from them for the JSON Schemas describe the same documents: same
 fields, same wire names, same defaults, and each reads what the other writes."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
@@ -56,20 +55,20 @@ DOCUMENTS: dict[str, dict[str, Any]] = {
 def test_same_fields_wire_names_and_defaults(name: str) -> None:
     light = getattr(models, name)
     heavy = getattr(output_models, name)
-    light_fields = {f.name: f for f in dataclasses.fields(light)}
+    light_fields = {f.name: f for f in models.fields(light)}
     assert list(light_fields) == list(heavy.model_fields), name
     for field_name, info in heavy.model_fields.items():
         assert models.to_camel(field_name) == info.alias, (name, field_name)
         light_field = light_fields[field_name]
         factory = light_field.default_factory
-        has_default = light_field.default is not dataclasses.MISSING
-        assert (has_default or factory is not dataclasses.MISSING) == (not info.is_required()), (
+        has_default = light_field.default is not models.MISSING
+        assert (has_default or factory is not models.MISSING) == (not info.is_required()), (
             name,
             field_name,
         )
         if has_default:
             assert light_field.default == info.default, (name, field_name)
-        elif factory is not dataclasses.MISSING:
+        elif factory is not models.MISSING:
             assert info.default_factory is not None, (name, field_name)
             assert factory() == info.default_factory(), (name, field_name)  # type: ignore[call-arg]
 

@@ -83,8 +83,9 @@ def test_default_deadline_per_command_kind() -> None:
     for read in ("status", "list", "network", "check", "nodes", "render"):
         assert default_deadline(read, timeout=300, call_timeout=60) == 60
     for write in ("create", "start", "stop", "delete", "reconfigure"):
-        assert default_deadline(write, timeout=300, call_timeout=60) == 420
-    assert default_deadline("reconfigure", timeout=300, call_timeout=60, rollback=True) == 720
+        assert default_deadline(write, timeout=300, call_timeout=60) == 300.5
+        assert default_deadline(write, timeout=3, call_timeout=60) == 3.5  # not 123
+    assert default_deadline("reconfigure", timeout=300, call_timeout=60, rollback=True) == 600.5
 
 
 # -- -n/--namespace: a name like every other input, refused before any kubectl call ---------------

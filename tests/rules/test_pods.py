@@ -179,6 +179,19 @@ def test_one_index_serves_many_deployments() -> None:
     assert index.owned_by(deployment("c", uid="uc")) == ([], [], None, [])
 
 
+def test_one_replicaset_is_the_newest_and_its_pods_are_the_newest_pods() -> None:
+    """The shortcut for one ReplicaSet gives what the general rule (max revision) gives."""
+    rs = replicaset(DEP, revision=3)
+    pods = [pod(rs), pod(rs, "bbbbb", ready=False)]
+    owned = OwnerIndex([rs], pods).owned_by(DEP)
+    assert owned.newest is rs
+    assert owned.pods == owned.newest_pods == pods
+    assert owned.newest_pods is not owned.pods  # two lists, as before
+    older = replicaset(DEP, "0ldhash000", revision=2)
+    both = OwnerIndex([older, rs], [*pods, pod(older, "old00")]).owned_by(DEP)
+    assert both.newest is rs and both.newest_pods == pods
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
