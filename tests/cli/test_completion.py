@@ -59,6 +59,10 @@ COMP_POINT=${{#COMP_LINE}}
 printf '%s\\n' "${{COMPREPLY[@]}}"
 """
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    # A TAB in a terminal-less bash: no width. kubectl's script lays out descriptions beside
+    # the words when $COLUMNS is set (pytest-xdist's workers set COLUMNS=80, so may a shell).
+    for name in ("COLUMNS", "LINES"):
+        env.pop(name, None)
     proc = subprocess.run(
         ["bash", "--norc", "--noprofile", "-c", program],
         capture_output=True,

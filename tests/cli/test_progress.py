@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import io
+import math
 import os
 import pty
 import re
@@ -18,8 +19,9 @@ import subprocess
 import sys
 import termios
 import threading
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from pytest_subprocess import FakeProcess
@@ -28,6 +30,7 @@ from kubectl_adapter.cli.progress import ERASE, TerminalProgress, elapsed, enabl
 from kubectl_adapter.kubectl import progress
 from kubectl_adapter.kubectl.config import ClusterConfig
 from kubectl_adapter.kubectl.runner import KubectlResult, KubectlRunner
+from kubectl_adapter.operations.waits import EXPLAIN_RESERVE_SECONDS
 
 
 class Terminal(io.StringIO):
@@ -271,9 +274,24 @@ def test_each_wait_says_what_it_awaits(
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_on_terminal(cluster: Any, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
-    """The CLI with stderr on a pseudo-terminal (stdout a pipe): exit code, stdout, what the
-    terminal received."""
+class OnTerminal(NamedTuple):
+    code: int
+    out: str
+    terminal: str  # all the terminal received
+    arrivals: list[tuple[float, bytes]]  # each read from the terminal: seconds from the start
+
+    def seconds_until(self, text: str) -> float:
+        """Seconds from the command's start until ``text`` had reached the terminal."""
+        received = b""
+        for seconds, chunk in self.arrivals:
+            received += chunk
+            if text in received.decode("utf-8", "replace"):
+                return seconds
+        raise AssertionError(f"{text!r} never reached the terminal")
+
+
+def run_on_terminal(cluster: Any, *args: str, stdin: str | None = None) -> OnTerminal:
+    """The CLI with stderr on a pseudo-terminal (stdout a pipe)."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))  # rows, columns
     env = {**os.environ, "TERM": "xterm"}
@@ -289,6 +307,7 @@ def run_on_terminal(cluster: Any, *args: str, stdin: str | None = None) -> tuple
         "30",
         *args,
     ]
+    started = time.monotonic()
     proc = subprocess.Popen(
         argv,
         stdin=subprocess.PIPE,
@@ -299,7 +318,7 @@ def run_on_terminal(cluster: Any, *args: str, stdin: str | None = None) -> tuple
         text=True,
     )
     os.close(slave)
-    received = bytearray()
+    arrivals: list[tuple[float, bytes]] = []
 
     def drain() -> None:
         while True:
@@ -312,14 +331,27 @@ def run_on_terminal(cluster: Any, *args: str, stdin: str | None = None) -> tuple
                 return
             if not chunk:
                 return
-            received.extend(chunk)
+            arrivals.append((time.monotonic() - started, chunk))
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
     out, _ = proc.communicate(stdin, timeout=120)
     reader.join(timeout=30)
     os.close(master)
-    return proc.returncode, out, received.decode("utf-8", "replace")
+    terminal = b"".join(chunk for _, chunk in arrivals).decode("utf-8", "replace")
+    return OnTerminal(proc.returncode, out, terminal, arrivals)
+
+
+def assert_first_line_counts_from_the_start(run: OnTerminal, waiting_for: str) -> None:
+    """The wait's first line, "(0s of Ns)": N is what is left of --timeout 30, counted from
+    the command's start, less the reserve for explaining a timeout; at least what was left
+    when the line reached the terminal (the process started after ``run`` did), whole
+    seconds. A fixed "29 or 30" held only when the wait began within 0.3 s."""
+    found = re.search(rf"{re.escape(waiting_for)} \(0s of (\d+)s\)", run.terminal)
+    assert found, run.terminal
+    left = int(found.group(1))
+    before = run.seconds_until(found.group(0))
+    assert math.floor(30 - before - EXPLAIN_RESERVE_SECONDS) <= left <= 30, (left, before)
 
 
 @pytest.fixture(scope="module")
@@ -352,23 +384,25 @@ def spec(name: str) -> str:
 
 
 def test_a_terminal_sees_one_progress_line_per_wait(fake: Any) -> None:
-    code, out, terminal = run_on_terminal(fake, "create", "--spec", "-", stdin=spec("tty-1"))
+    run = run_on_terminal(fake, "create", "--spec", "-", stdin=spec("tty-1"))
+    code, out, terminal = run.code, run.out, run.terminal
     assert code == 0, (out, terminal)
     assert '"status": "running"' in out
-    # "of N s": what the wait has left of --timeout 30, counted from the command's start
-    assert re.search(
-        r"kubectl-adapter: waiting for rollout of testns/tty-1 \(0s of (29|30)s\)", terminal
+    assert_first_line_counts_from_the_start(
+        run, "kubectl-adapter: waiting for rollout of testns/tty-1"
     )
     assert terminal.endswith(ERASE)  # the line is gone: only the result remains
     assert "kubectl: Waiting" not in terminal  # kubectl's lines are in the progress line
     assert "\n" not in terminal
 
-    code, _, terminal = run_on_terminal(fake, "stop", "testns/tty-1")
+    run = run_on_terminal(fake, "stop", "testns/tty-1")
+    code, terminal = run.code, run.terminal
     assert code == 0
-    assert re.search(r"waiting for the Pods of testns/tty-1 to go \(0s of (29|30)s\)", terminal)
+    assert_first_line_counts_from_the_start(run, "waiting for the Pods of testns/tty-1 to go")
     assert terminal.endswith(ERASE)
 
-    code, _, terminal = run_on_terminal(fake, "-v", "delete", "testns/tty-1")
+    run = run_on_terminal(fake, "-v", "delete", "testns/tty-1")
+    code, terminal = run.code, run.terminal
     assert code == 0
     assert "waiting for deletion of testns/tty-1 and its Pods (0s of 30s)" in terminal
     # -v lines are whole lines above the progress line, never cut by it

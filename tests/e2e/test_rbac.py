@@ -37,6 +37,7 @@ import yaml
 from kubectl_adapter.contract.permissions import NAMESPACED_NEEDS, Need
 from kubectl_adapter.contract.spec import parse_spec
 from kubectl_adapter.rules.render import render_manifest
+from tests.conftest import summary_row
 from tests.e2e.conftest import Cluster, Result, selector, spec
 from tests.fakecluster import FakeCluster
 from tests.fakecluster.controller import NotFoundError
@@ -194,34 +195,22 @@ CASES = [choose(p) for p in PERMISSIONS]
 
 # -- the proof table, printed in the terminal summary whatever -s says --------------------------
 
+PROOF_SECTION = "RBAC proof: permission removed -> what fails"
+
 
 class ProofTable:
-    """A pytest plugin registered by the first test that records a row."""
+    """The rows this test adds to the proof table (tests/conftest.py prints it)."""
 
-    def __init__(self) -> None:
-        self.rows: dict[str, str] = {}
+    def __init__(self, request: pytest.FixtureRequest) -> None:
+        self.request = request
 
     def add(self, permission: str, result: str) -> None:
-        self.rows[permission] = result
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.rows:
-            return
-        terminalreporter.section("RBAC proof: permission removed -> what fails")
-        width = max(len(p) for p in self.rows)
-        for permission, result in self.rows.items():
-            terminalreporter.write_line(f"{permission:<{width}}  ->  {result}")
+        summary_row(self.request, PROOF_SECTION, permission, result)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def proof_table(request: pytest.FixtureRequest) -> ProofTable:
-    manager = request.config.pluginmanager
-    table = manager.get_plugin("rbac-proof-table")
-    if table is None:
-        table = ProofTable()
-        manager.register(table, "rbac-proof-table")
-    assert isinstance(table, ProofTable)
-    return table
+    return ProofTable(request)
 
 
 # -- fixtures -----------------------------------------------------------------------------------

@@ -1,0 +1,43 @@
+"""Hooks for the whole suite.
+
+Summary sections: a test adds a row to a section of the terminal summary (the RBAC proof
+table) with ``summary_row``. The row travels in the test's report, so the process that prints
+the summary gathers it: pytest-xdist's controller as well as a plain run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+_ROW = "summary-row"
+
+
+def summary_row(request: pytest.FixtureRequest, section: str, key: str, text: str) -> None:
+    """Print ``key  ->  text`` under ``section`` at the end of the run, whatever -s says."""
+    request.node.user_properties.append((_ROW, (section, key, text)))
+
+
+class SummarySections:
+    def __init__(self) -> None:
+        self.sections: dict[str, dict[str, str]] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "teardown":  # its properties are the whole test's
+            return
+        for name, value in report.user_properties:
+            if name == _ROW:
+                section, key, text = value
+                self.sections.setdefault(section, {})[key] = text
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        for section, rows in self.sections.items():
+            terminalreporter.section(section)
+            width = max(len(key) for key in rows)
+            for key, text in rows.items():
+                terminalreporter.write_line(f"{key:<{width}}  ->  {text}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(SummarySections(), "summary-sections")
