@@ -473,10 +473,10 @@ _NOTES = """
   10-14 s, nearly all of it the fake and kubectl; `list` ran at 0.98x and 1.24x of it in
   two runs of 5-7 pairs (the noise of the fake's serialisation), the adapter's own part being
   0.78 s of it (1.06 s before the typed decode; the same bytes from a stub, 5 pairs).
-- `render` start-up is bounded by the interpreter (~35 ms), jinja2's import (~35 ms) and, in
-  this editable development install, the editable finder (~15 ms); it imports no pydantic
-  (`tests/cli/test_startup.py` enforces that). The spec is validated by plain functions for this
-  reason.
+- `render` start-up is the interpreter (~20 ms) and ~50 ms of imports, ~20 ms of them
+  jinja2's (`python -X importtime`, 2026-12-01); it imports no pydantic
+  (`tests/cli/test_startup.py` enforces that). The spec is validated by plain functions for
+  this reason.
 - Waits end on kubectl's watch of the Deployment (`get deployments --watch -o json`), judged
   event by event, not on a poll: latency is the watch event plus killing kubectl and the
   CLI's own exit.
@@ -500,8 +500,10 @@ _NOTES = """
   `dataclasses` (with `inspect`), `logging` or the kubectl error table before its first
   kubectl call
   (`tests/cli/test_startup.py` counts the modules: status 164 -> 143). The figures include
-  the interpreter's own `site` and `encodings` (~10 ms) and, in this editable development
-  install, its finder (~3 ms with bytecode; 12 more modules). They are taken with bytecode
+  the interpreter's own `site` and `encodings` (~2 ms) and, in this editable development
+  install (`./dev`), its import finder, which an installed package does not have: ~5 ms of
+  every command (status until kubectl starts: 32 ms editable, 26 installed from the wheel;
+  medians of 9, 2026-12-01). They are taken with bytecode
   caches, as an installed package runs: with `PYTHONDONTWRITEBYTECODE=1` every start would
   compile the adapter's modules (~25 ms more; earlier tables here include that).
 - The imports table has two columns. "Until kubectl starts": the stub kubectl kills the
