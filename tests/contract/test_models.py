@@ -4,7 +4,7 @@ fields, same wire names, same defaults, and each reads what the other writes."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -87,3 +87,36 @@ def test_unknown_fields_and_statuses_are_refused() -> None:
     with pytest.raises(ValueError):
         models.Snapshot.model_validate(SNAPSHOT | {"status": "sleeping"})
     assert models.Snapshot.model_validate(SNAPSHOT).status is Status.RUNNING
+
+
+def test_output_classes_behave_as_the_dataclasses_they_replace() -> None:
+    """``Output`` gives the classes dataclass behaviour without importing ``dataclasses``:
+    keyword init with defaults, a fresh default per object, required fields, no strays,
+    ``__post_init__``, value equality, fields in declaration order (bases first)."""
+
+    class Base(models.Output):
+        first: str
+        tags: list[str] = models.field(default_factory=list)
+
+    class Child(Base):
+        count: int = 0
+        seen: ClassVar[list[str]] = []
+
+        def __post_init__(self) -> None:
+            self.seen.append(self.first)
+
+    assert [f.name for f in models.fields(Child)] == ["first", "tags", "count"]
+    a, b = Child(first="a"), Child(first="a")
+    assert a == b and a is not b and a.tags is not b.tags
+    a.tags.append("x")
+    assert a != b and b.tags == []
+    assert Child(first="a", count=2) != Child(first="a")
+    assert Child.seen == ["a", "a", "a", "a"]
+    assert repr(Child(first="z")).endswith(".Child(first='z', tags=[], count=0)")
+    with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'first'"):
+        Child()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
+        Child(first="a", colour="red")
+    with pytest.raises(TypeError):
+        hash(a)  # mutable, compared by value: unhashable, as a dataclass with eq
+    assert Base(first="a") != Child(first="a")  # another class is never equal
