@@ -19,11 +19,6 @@ from ..kubectl.workload_fields import decode_workloads
 from ..rules.snapshots import snapshot_documents, split_kinds
 
 
-def list_args(node_id: str | None) -> list[str]:
-    """``get deployments,replicasets,pods -l managed=true[,node-id=N] -o json``."""
-    return commands.list_workloads(node_id)
-
-
 def namespace_args(namespace: str) -> list[str]:
     """``get namespace NS --ignore-not-found -o name``: prints nothing when it is missing."""
     return ["get", "namespace", namespace, "--ignore-not-found", "-o", "name"]
@@ -55,7 +50,9 @@ def list_documents(
 ) -> list[dict[str, Any]]:
     """One call for any number of workloads (two when there are none); a failure raises the
     typed error (the whole node is then unknown to Manager)."""
-    data = runner.run_json(list_args(node_id), namespace=namespace, decode=decode_workloads)
+    data = runner.run_json(
+        commands.list_workloads(node_id), namespace=namespace, decode=decode_workloads
+    )
     items = (data or {}).get("items") or []
     if not items:
         require_namespace(runner, namespace)

@@ -128,8 +128,6 @@ def read_plan(
 ) -> DryRunPlan:
     """What a read-only command would run (``--dry-run``). For a provider ID the reads that
     decide which commands follow run (``read_named``); the last read by selector does not."""
-    from .listing import list_args
-
     runner = node.runner
     if provider_id is not None:
         pid = parse_provider_id(provider_id)
@@ -140,7 +138,9 @@ def read_plan(
         return plans.build(runner, *read.steps, namespace=pid.namespace)
     assert namespace is not None  # node-wide commands are planned in the node's namespace
     if command == "list":
-        return plans.build(runner, (list_args(node.config.node_id), ""), namespace=namespace)
+        return plans.build(
+            runner, (commands.list_workloads(node.config.node_id), ""), namespace=namespace
+        )
     if command == "nodes":
         return plans.build(runner, (["get", "nodes", "-o", "json"], ""), namespace=namespace)
     from .cluster_checks import access_review_document

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kubectl_adapter.kubectl.commands import list_workloads
 from kubectl_adapter.kubectl.shapes import output_problem
 from kubectl_adapter.kubectl.workload_fields import (
     MSGSPEC_FROM_BYTES,
@@ -26,7 +27,6 @@ from kubectl_adapter.kubectl.workload_fields import (
     decode_pruned,
     decode_workloads,
 )
-from kubectl_adapter.operations.listing import list_args
 from kubectl_adapter.rules.snapshots import snapshot_documents, split_kinds
 from tests.k8s_objects import (
     condition,
@@ -40,7 +40,7 @@ from tests.kubectl.test_shapes import BASE, BASE_PATHS, JSON, SUITE, _replaced, 
 from tests.rules import test_drift
 from tests.rules.test_oracle import NOW, _require_oracle
 
-ARGS = list_args(None)
+ARGS = list_workloads(None)
 AT = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
 

@@ -628,10 +628,10 @@ def _drifted(i: int) -> list[dict[str, Any]]:
 @pytest.mark.usefixtures("_kubectl_on_path")
 @pytest.mark.parametrize("n", [1, 500])
 def test_list_reports_drift_in_one_call(fp: FakeProcess, n: int) -> None:
-    from kubectl_adapter.operations.listing import list_args
+    from kubectl_adapter.kubectl.commands import list_workloads
 
     items = [obj for i in range(n) for obj in _drifted(i)]
-    fp.register([*K, *list_args(None)], stdout=kubectl_list(items))
+    fp.register([*K, *list_workloads(None)], stdout=kubectl_list(items))
     snapshots = KubernetesProvider(ClusterConfig(namespace="testns")).list()
     assert len(fp.calls) == 1
     assert "--show-managed-fields" in fp.calls[0]
