@@ -91,9 +91,9 @@ def _config(args: argparse.Namespace) -> ClusterConfig:
 
 
 def _provider(args: argparse.Namespace, runner: KubectlRunner) -> KubernetesProvider:
-    # Held while importing: the provider brings pydantic-core, a Rust extension whose module
-    # initialisation imports `datetime` through a capsule and aborts the process (a panic,
-    # exit 1, no document) if a signal's exception surfaces inside that import.
+    # Held while importing: a signal's exception surfacing inside an extension module's
+    # initialisation can abort the process (a panic, exit 1, no document); seen with
+    # pydantic-core when the provider still imported it, kept for whatever it imports next.
     with deferred():
         from ..operations.provider import KubernetesProvider
 
