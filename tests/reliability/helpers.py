@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,3 +62,23 @@ def group_members(pgid: int) -> list[int]:
         if fields[0] != "Z" and int(fields[2]) == pgid:
             members.append(int(entry.name))
     return members
+
+
+def timed_cli(fake: Any, cache_dir: Path, *args: str, stdin: str | None = None) -> dict[str, Any]:
+    """The CLI as a process against ``fake`` in namespace ``default``: its seconds, exit
+    code, JSON document and the end of its stderr."""
+    argv = cli_argv(
+        "--kubeconfig", str(fake.kubeconfig), "--context", fake.context, "-n", "default",
+        "--cache-dir", str(cache_dir), *args,
+    )  # fmt: skip
+    started = time.monotonic()
+    proc = subprocess.run(
+        argv, input=stdin, capture_output=True, text=True, env=cli_env(), cwd=ROOT,
+        timeout=120, check=False,
+    )  # fmt: skip
+    return {
+        "seconds": time.monotonic() - started,
+        "code": proc.returncode,
+        "doc": json.loads(proc.stdout),
+        "stderr": proc.stderr[-2000:],
+    }

@@ -10,7 +10,6 @@ docs/node-configuration.md).
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +21,7 @@ import pytest
 from kubectl_adapter.kubectl.bounds import READ_GRACE_SECONDS
 from tests.fakecluster import FakeCluster
 
-from .helpers import ROOT, cli_argv, cli_env
+from .helpers import timed_cli
 
 REQUEST_TIMEOUT = 2.0
 # Interpreter start-up, the kill and reading the killed kubectl's pipes on a loaded machine.
@@ -43,22 +42,8 @@ def hole(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeCluster]:
 
 
 def run(fake: FakeCluster, tmp: Path, *args: str, stdin: str | None = None) -> dict[str, Any]:
-    argv = cli_argv(
-        "--kubeconfig", str(fake.kubeconfig), "--context", fake.context, "-n", "default",
-        "--cache-dir", str(tmp / f"cache-{args[0]}-{time.monotonic_ns()}"),
-        "--request-timeout", f"{REQUEST_TIMEOUT:g}", *args,
-    )  # fmt: skip
-    started = time.monotonic()
-    proc = subprocess.run(
-        argv, input=stdin, capture_output=True, text=True, env=cli_env(), cwd=ROOT,
-        timeout=120, check=False,
-    )  # fmt: skip
-    return {
-        "seconds": time.monotonic() - started,
-        "code": proc.returncode,
-        "doc": json.loads(proc.stdout),
-        "stderr": proc.stderr[-2000:],
-    }
+    cache = tmp / f"cache-{args[0]}-{time.monotonic_ns()}"
+    return timed_cli(fake, cache, "--request-timeout", f"{REQUEST_TIMEOUT:g}", *args, stdin=stdin)
 
 
 def test_black_hole_every_command_ends_by_its_bound(hole: FakeCluster, tmp_path: Path) -> None:

@@ -12,8 +12,6 @@ killing kubectl and printing the document, on a loaded 2-core machine.
 from __future__ import annotations
 
 import json
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +20,7 @@ import pytest
 
 from tests.fakecluster import FakeCluster
 
-from .helpers import ROOT, cli_argv, cli_env
+from .helpers import timed_cli
 
 N = 2.0
 BOUND = N + 1.0
@@ -44,21 +42,7 @@ def fake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeCluster]:
 def run(
     fake: FakeCluster, tmp: Path, *args: str, stdin: str | None = None, timeout: float = N
 ) -> dict[str, Any]:
-    argv = cli_argv(
-        "--kubeconfig", str(fake.kubeconfig), "--context", fake.context, "-n", "default",
-        "--cache-dir", str(tmp / "cache"), "--timeout", f"{timeout:g}", *args,
-    )  # fmt: skip
-    started = time.monotonic()
-    proc = subprocess.run(
-        argv, input=stdin, capture_output=True, text=True, env=cli_env(), cwd=ROOT,
-        timeout=120, check=False,
-    )  # fmt: skip
-    return {
-        "seconds": time.monotonic() - started,
-        "code": proc.returncode,
-        "doc": json.loads(proc.stdout),
-        "stderr": proc.stderr[-2000:],
-    }
+    return timed_cli(fake, tmp / "cache", "--timeout", f"{timeout:g}", *args, stdin=stdin)
 
 
 def create(fake: FakeCluster, tmp: Path, name: str, image: str) -> dict[str, Any]:
