@@ -6,9 +6,10 @@ Written from the documented rule (API reference, ``EnvVar.value`` and ``Containe
 variables in the container and any service environment variables. If a variable cannot be
 resolved, the reference in the input string will be unchanged. Double $$ are reduced to a
 single $, which allows for escaping the $(VAR_NAME) syntax") and the algorithm it names
-(``third_party/forked/golang/expansion``), over the UTF-8 bytes as Go does: ``$`` followed by
-any other byte is copied as ``$`` and ``string(thatByte)``, the byte read as a Latin-1 rune,
-so ``$é`` comes out mangled; a ``$`` at the very end stays; ``$(`` without a ``)`` stays.
+(``third_party/forked/golang/expansion``), over the UTF-8 bytes as Go does. ``$`` followed by
+any other character is copied with it: by older kubelets as ``string(nextByte)``, the byte read
+as a Latin-1 rune, so ``$é`` comes out mangled (``bytewise=True``); by newer ones, which decode
+the rune first, intact. A ``$`` at the very end stays; ``$(`` without a ``)`` stays.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Callable
 Lookup = Callable[[str], str | None]
 
 
-def expand(value: str, lookup: Lookup) -> str:
+def expand(value: str, lookup: Lookup, *, bytewise: bool = True) -> str:
     """``value`` as the container sees it; ``lookup(name)``: a defined variable's value."""
     data = value.encode("utf-8", "surrogatepass")
     out = bytearray()
@@ -39,8 +40,14 @@ def expand(value: str, lookup: Lookup) -> str:
                     found = lookup(name)
                     out += b"$(" + rest[1:close] + b")" if found is None else found.encode()
                     advance = close + 1
-            else:
+            elif bytewise:
                 out += b"$" + chr(rest[0]).encode("utf-8")
+            else:
+                size = len(
+                    rest.decode("utf-8", "surrogateescape")[0].encode("utf-8", "surrogateescape")
+                )
+                out += b"$" + rest[:size]
+                advance = size
             cursor += advance
             checkpoint = cursor + 1
         cursor += 1

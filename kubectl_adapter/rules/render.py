@@ -34,8 +34,9 @@ _ESCAPE = re.compile(r"(\\\\)|\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})")
 # A ``$`` Kubernetes would read in ``env[].value``, ``command`` and ``args`` (the kubelet's
 # expansion, third_party/forked/golang/expansion): before ``$`` (``$$`` is one ``$``), before
 # ``(`` (``$(VAR)`` is VAR's value when VAR is defined), and before a non-ASCII character
-# (the kubelet copies ``$`` and the next *byte* as ``string(byte)``, a Latin-1 rune: ``$é``
-# would reach the container mangled). Any other ``$``, and one at the end, is passed on as is.
+# (older kubelets copy ``$`` and the next *byte* as ``string(byte)``, a Latin-1 rune: ``$é``
+# arrives mangled; ``$$é`` is ``$é`` for old and new). Any other ``$``, and one at the end,
+# is passed on as is.
 _READ_DOLLAR = re.compile(r"\$(?=[$(]|[^\x00-\x7f])")
 
 

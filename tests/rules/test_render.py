@@ -330,12 +330,26 @@ def test_strict_validation_would_catch_a_shape_error() -> None:
 
 
 # ------------------------------------------- literal: Kubernetes' expansion gives the value back
-@given(value=st.one_of(dollar_texts, _text(), st.sampled_from(TRICKY)), defined=st.booleans())
-@example(value="$(HOME_DIR)/x", defined=True)
-@example(value="costs $$(5)", defined=False)
-@example(value="$é", defined=False)
-def test_kubernetes_expansion_of_literal_gives_the_value_back(value: str, defined: bool) -> None:
-    assert expand(literal(value), every_name if defined else no_name) == value
+@given(
+    value=st.one_of(dollar_texts, _text(), st.sampled_from(TRICKY)),
+    defined=st.booleans(),
+    bytewise=st.booleans(),
+)
+@example(value="$(HOME_DIR)/x", defined=True, bytewise=True)
+@example(value="costs $$(5)", defined=False, bytewise=True)
+@example(value="$é", defined=False, bytewise=True)
+def test_kubernetes_expansion_of_literal_gives_the_value_back(
+    value: str, defined: bool, bytewise: bool
+) -> None:
+    """Older kubelets (bytewise) and newer ones alike give back exactly the value."""
+    lookup = every_name if defined else no_name
+    assert expand(literal(value), lookup, bytewise=bytewise) == value
+
+
+def test_the_oracle_tells_the_two_kubelets_apart() -> None:
+    assert expand("$é", no_name, bytewise=True) != "$é"
+    assert expand("$é", no_name, bytewise=False) == "$é"
+    assert expand("$(A)$$(A)$(", every_name, bytewise=False) == "<A>$(A)$("
 
 
 @pytest.mark.parametrize(
