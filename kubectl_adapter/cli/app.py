@@ -20,7 +20,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..contract.errors import AdapterError, InternalError, Interrupted, InvalidInput
 from ..kubectl.interrupts import Signalled, deferred, interrupting
-from .output import FORMATS, deliver, say, settle, stderr_or_null, write_error, write_result
+from .output import (
+    FORMATS,
+    deliver,
+    lost,
+    say,
+    settle,
+    stderr_or_null,
+    write_error,
+    write_result,
+)
 from .parser import PROG, build_parser
 
 if TYPE_CHECKING:
@@ -245,8 +254,7 @@ def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
 def _main(argv: list[str], process: bool) -> int:
     started = monotonic()
     if not argv:  # a person trying the command: the help, like kubectl's
-        build_parser().print_help(sys.stdout)
-        return 0
+        return deliver(build_parser().print_help, 0, "the help", PROG)
     return _run(argv, started, process)
 
 
@@ -298,6 +306,9 @@ def _run(argv: list[str], started: float, process: bool) -> int:
             except SystemExit as exc:  # --help, --version: printed, nothing to run
                 finishing()
                 return exc.code if isinstance(exc.code, int) else 0
+            except OSError as exc:  # the same, on a stdout that cannot take them
+                finishing()
+                return lost(exc, 0, "the help", PROG)
             args.started = started
             fmt = args.output or "json"
             if args.command == "render" and args.output not in (None, "yaml"):

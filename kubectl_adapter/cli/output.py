@@ -22,7 +22,17 @@ from typing import IO, Any
 
 from ..contract.errors import OutputFailed
 
-__all__ = ["FORMATS", "deliver", "settle", "stderr_or_null", "write_error", "write_result"]
+__all__ = [
+    "FORMATS",
+    "deliver",
+    "lost",
+    "put",
+    "settle",
+    "stderr_or_null",
+    "stdout",
+    "write_error",
+    "write_result",
+]
 
 # What writing to a stream that cannot be written raises: OSError (EPIPE, ENOSPC, EBADF,
 # EIO), ValueError (a closed file object), AttributeError (a stream that is None).
@@ -108,19 +118,29 @@ def deliver(write: Callable[[IO[str]], None], code: int, what: str, prog: str) -
     one line on stderr says so, and the code stays what the command's outcome says: a failed
     command's own code, OutputFailed (11) in place of success (0 promises the document)."""
     try:
-        if sys.stdout is None:  # the process started with fd 1 closed
-            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
-        write(sys.stdout)
+        write(stdout())
     except WRITE_FAILURES as exc:
-        if code != 0:
-            say(f"{prog}: {what} could not be written to stdout ({_reason(exc)}); exit {code}")
-            return code
-        say(
-            f"{prog}: {what} could not be written to stdout ({_reason(exc)}); "
-            f"the command succeeded: exit {OutputFailed.exit_code} ({OutputFailed.type})"
-        )
-        return OutputFailed.exit_code
+        return lost(exc, code, what, prog)
     return code
+
+
+def stdout() -> IO[str]:
+    """``sys.stdout``; OSError EBADF when the process started with fd 1 closed (None)."""
+    if sys.stdout is None:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+    return sys.stdout
+
+
+def lost(exc: BaseException, code: int, what: str, prog: str) -> int:
+    """``what`` could not be written to stdout (``exc``): one line on stderr; the exit code."""
+    if code != 0:
+        say(f"{prog}: {what} could not be written to stdout ({_reason(exc)}); exit {code}")
+        return code
+    say(
+        f"{prog}: {what} could not be written to stdout ({_reason(exc)}); "
+        f"the command succeeded: exit {OutputFailed.exit_code} ({OutputFailed.type})"
+    )
+    return OutputFailed.exit_code
 
 
 def say(line: str) -> None:

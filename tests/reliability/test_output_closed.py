@@ -36,7 +36,7 @@ from tests.k8s_objects import deployment, kubectl_list, pod, replicaset
 from .helpers import ROOT, cli_argv, cli_env, script
 
 LOST = re.compile(
-    r"kubectl-adapter: the (result of [a-z]+|[A-Za-z]+ error document) could not be written "
+    r"kubectl-adapter: the (result of [a-z]+|[A-Za-z]+ error document|help) could not be written "
     r"to stdout \((Broken pipe|No space left on device|Bad file descriptor|the stream is "
     r"closed)\); (exit \d+|the command succeeded: exit 11 \(OutputFailed\))\n"
 )
@@ -215,6 +215,19 @@ def test_the_process_ends_cleanly(way: str, argv: list[str], code: int) -> None:
     with _stdout(way) as (stdout, shell):
         got, stderr = _process(argv, stdout, shell=shell)
     assert got == code, stderr
+    _one_line_why(stderr)
+
+
+@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize(
+    "argv", [[], ["--version"], ["--help"], ["capabilities", "--help"]], ids=" ".join
+)
+def test_help_and_version_too(way: str, argv: list[str]) -> None:
+    """argparse drops a failed write (or prints on stderr when stdout is closed): the help is
+    held to the same rule as any document."""
+    with _stdout(way) as (stdout, shell):
+        got, stderr = _process(argv, stdout, shell=shell)
+    assert got == 11, stderr
     _one_line_why(stderr)
 
 
