@@ -66,8 +66,9 @@ def write_result(command: str, result: Any, fmt: str, out: IO[str], err: IO[str]
             _write_yaml(result, out)
         elif text:
             put(out, text)
-        else:
-            err.write(_EMPTY.get(command, "Nothing found.") + "\n")
+        else:  # a note for a person: never a reason to fail the command
+            with contextlib.suppress(*WRITE_FAILURES):
+                err.write(_EMPTY.get(command, "Nothing found.") + "\n")
     else:
         write_json(result, out)
 
