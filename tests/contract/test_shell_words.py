@@ -63,13 +63,13 @@ def test_known_cases_are_split_as_shlex_splits_them(text: str) -> None:
     assert _ours(text) == _shlex(text)
 
 
-@settings(max_examples=2000)
+@settings(max_examples=2000, deadline=None)
 @given(st.text(alphabet=ALPHABET, max_size=40))
 def test_any_text_is_split_as_shlex_splits_it(text: str) -> None:
     assert _ours(text) == _shlex(text)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.text(max_size=60))
 def test_any_unicode_is_split_as_shlex_splits_it(text: str) -> None:
     assert _ours(text) == _shlex(text)
@@ -77,7 +77,7 @@ def test_any_unicode_is_split_as_shlex_splits_it(text: str) -> None:
 
 def _seconds(text: str) -> float:
     best = float("inf")
-    for _ in range(3):  # the best of three: what the code costs, not the machine's load
+    for _ in range(5):  # the best of five: what the code costs, not the machine's load
         started = time.perf_counter()
         split(text)
         best = min(best, time.perf_counter() - started)
@@ -88,9 +88,10 @@ def _seconds(text: str) -> float:
 def test_time_grows_linearly_with_the_input(quote: str) -> None:
     """10x the input costs about 10x the time; shlex's quadratic copy costs 100x (issue 26:
     200 KB took 1.5 s, 1 MB 63 s). The ratio, not a wall-clock bound, so load cannot fail it."""
-    small = _seconds(f"sh -c {quote}echo {'y' * 100_000}{quote}")
-    large = _seconds(f"sh -c {quote}echo {'y' * 1_000_000}{quote}")
-    assert large < 30 * max(small, 1e-4), (small, large)
+    small = _seconds(f"sh -c {quote}echo {'y' * 200_000}{quote}")
+    large = _seconds(f"sh -c {quote}echo {'y' * 2_000_000}{quote}")
+    # A floor of 1 ms: a scan this fast is noise-sized, and quadratic 2 MB takes minutes.
+    assert large < 30 * max(small, 1e-3), (small, large)
 
 
 def test_a_megabyte_of_words_splits_at_once() -> None:

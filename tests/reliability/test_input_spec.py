@@ -182,7 +182,7 @@ def test_cli_fifo_without_a_writer_is_bounded_by_the_deadline(tmp_path: Path) ->
 def _entrypoint_seconds(length: int) -> float:
     spec = {**SPEC, "entrypoint": "sh -c 'echo " + "y" * length + "'"}
     best = float("inf")
-    for _ in range(2):  # the better of two: what the code costs, less the machine's load
+    for _ in range(3):  # the best of three: what the code costs, less the machine's load
         started = time.perf_counter()
         parsed = parse_spec(spec)
         best = min(best, time.perf_counter() - started)

@@ -330,6 +330,7 @@ def test_strict_validation_would_catch_a_shape_error() -> None:
 
 
 # ------------------------------------------- literal: Kubernetes' expansion gives the value back
+@settings(deadline=None)
 @given(
     value=st.one_of(dollar_texts, _text(), st.sampled_from(TRICKY)),
     defined=st.booleans(),
@@ -376,6 +377,7 @@ def test_literal_doubles_only_the_dollars_kubernetes_reads(value: str, rendered:
 READ_BY_KUBERNETES = re.compile(r"\$(?:[$(]|[^\x00-\x7f])")
 
 
+@settings(deadline=None)
 @given(value=st.one_of(dollar_texts, _text()).filter(lambda v: not READ_BY_KUBERNETES.search(v)))
 @example(value="$HOME/${USER} a$ $")
 def test_a_value_with_no_dollar_kubernetes_reads_renders_as_it_always_did(value: str) -> None:
