@@ -35,7 +35,7 @@ ENV = {
     "U_OPEN_REF": "$(HOME_DIR",
     "V_ACCENT": "$\u00e9t\u00e9",
 }
-COMMAND = ["sh", "-c", "echo $(HOME_DIR) $$(HOME_DIR) $$ $( ) $HOME"]
+COMMAND = ["sh", "-c", "echo $(HOME_DIR) $$(HOME_DIR) $$ $( ) $HOME b) $(", "$", "a)", "$(HOME_DIR"]
 
 
 def as_the_container_sees_it(container: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
