@@ -17,6 +17,7 @@ import io
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -30,6 +31,7 @@ from hypothesis import strategies as st
 
 from kubectl_adapter.cli import app as cli
 from kubectl_adapter.cli.progress import TerminalProgress
+from kubectl_adapter.kubectl.interrupts import Signalled
 from tests.e2e.conftest import Cluster, spec
 from tests.k8s_objects import deployment, kubectl_list, pod, replicaset
 
@@ -143,6 +145,23 @@ def test_stdout_none(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     got, stderr = _run_in_process(monkeypatch, argv, None)
     assert got == (11 if code == 0 else code)
     _one_line_why(stderr)
+
+
+@pytest.mark.parametrize("failure", sorted(FAILURES))
+def test_a_signal_whose_document_is_lost_keeps_its_code(
+    monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    """SIGTERM mid-command: 128 + 15 whether or not the Interrupted document gets out."""
+
+    def terminated(args: Any) -> Any:
+        raise Signalled(signal.SIGTERM)
+
+    monkeypatch.setattr(cli, "run_command", terminated)
+    argv = ["status", "testns/web-1"]
+    got, stderr = _run_in_process(monkeypatch, argv, FailingStdout(5, FAILURES[failure]))
+    assert got == 143
+    _one_line_why(stderr)
+    assert "the Interrupted error document" in stderr
 
 
 def test_a_terminal_that_fails_ends_the_progress_quietly() -> None:
