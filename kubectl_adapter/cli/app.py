@@ -20,7 +20,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..contract.errors import AdapterError, InternalError, Interrupted, InvalidInput
 from ..kubectl.interrupts import Signalled, deferred, interrupting
-from .output import FORMATS, write_error, write_result
+from .output import (
+    FORMATS,
+    deliver,
+    lost,
+    say,
+    settle,
+    stderr_or_null,
+    write_error,
+    write_result,
+)
 from .parser import PROG, build_parser
 
 if TYPE_CHECKING:
@@ -233,17 +242,19 @@ def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _main(list(sys.argv[1:] if argv is None else argv), process)
+        with stderr_or_null():
+            return _main(list(sys.argv[1:] if argv is None else argv), process)
     finally:
         if collecting:
             gc.enable()
+        if process:
+            settle()
 
 
 def _main(argv: list[str], process: bool) -> int:
     started = monotonic()
     if not argv:  # a person trying the command: the help, like kubectl's
-        build_parser().print_help(sys.stdout)
-        return 0
+        return deliver(build_parser().print_help, 0, "the help", PROG)
     return _run(argv, started, process)
 
 
@@ -269,8 +280,18 @@ def _interrupted(signum: int, fmt: str) -> int:
         "the operation (read its status)",
         {"signal": name},
     )
-    write_error(error.to_json(), fmt, sys.stdout, sys.stderr)
-    return 128 + signum
+    return _report(error, fmt, 128 + signum)
+
+
+def _report(error: AdapterError, fmt: str, code: int) -> int:
+    """The error document on stdout (stderr for ``-o table``); ``code`` unless it is lost."""
+    document = error.to_json()
+    return deliver(
+        lambda out: write_error(document, fmt, out, sys.stderr),
+        code,
+        f"the {error.type} error document",
+        PROG,
+    )
 
 
 def _run(argv: list[str], started: float, process: bool) -> int:
@@ -285,6 +306,9 @@ def _run(argv: list[str], started: float, process: bool) -> int:
             except SystemExit as exc:  # --help, --version: printed, nothing to run
                 finishing()
                 return exc.code if isinstance(exc.code, int) else 0
+            except OSError as exc:  # the same, on a stdout that cannot take them
+                finishing()
+                return lost(exc, 0, "the help", PROG)
             args.started = started
             fmt = args.output or "json"
             if args.command == "render" and args.output not in (None, "yaml"):
@@ -296,10 +320,10 @@ def _run(argv: list[str], started: float, process: bool) -> int:
             finishing()
     except AdapterError as exc:
         finishing()
-        write_error(exc.to_json(), fmt, sys.stdout, sys.stderr)
+        code = _report(exc, fmt, exc.exit_code)
         if exc.type == "InvalidInput" and "usage" in exc.details:
             _hint_usage(exc.details["usage"])
-        return exc.exit_code
+        return code
     except Signalled as exc:
         return _interrupted(exc.signum, fmt)
     except KeyboardInterrupt:
@@ -308,19 +332,25 @@ def _run(argv: list[str], started: float, process: bool) -> int:
     except Exception as exc:  # a bug: still one document, never a traceback on stdout
         finishing()
         error = InternalError(f"unexpected {type(exc).__name__}: {exc}")
-        write_error(error.to_json(), fmt, sys.stdout, sys.stderr)
+        code = _report(error, fmt, error.exit_code)
         import traceback
 
         from ..contract.redact import redact
 
-        sys.stderr.write(redact(traceback.format_exc()))
-        return error.exit_code
-    write_result(args.command, _dump(result), fmt, sys.stdout, sys.stderr)
+        say(redact(traceback.format_exc()).rstrip("\n"))
+        return code
+    code = 0
     if args.command == "check" and not args.dry_run:
         from ..operations.cluster_checks import check_exit_code
 
-        return check_exit_code(result)  # the document is printed either way
-    return 0
+        code = check_exit_code(result)  # the document is printed either way
+    document = _dump(result)
+    return deliver(
+        lambda out: write_result(args.command, document, fmt, out, sys.stderr),
+        code,
+        f"the result of {args.command}",
+        PROG,
+    )
 
 
 def _nothing() -> None:
@@ -332,7 +362,7 @@ def _progress(args: argparse.Namespace) -> Iterator[_Sink]:
     """On a terminal, every wait draws one progress line; yields where log lines go (above
     that line). On a pipe (Manager) nothing changes: stderr as it always was."""
     quiet = args.dry_run or args.command in ("render", "capabilities", "completion")
-    if quiet or not sys.stderr.isatty():  # checked first: a pipe imports nothing more
+    if quiet or not _is_terminal(sys.stderr):  # checked first: a pipe imports nothing more
         yield sys.stderr
         return
     from ..kubectl.progress import watching
@@ -346,14 +376,21 @@ def _progress(args: argparse.Namespace) -> Iterator[_Sink]:
         yield display
 
 
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # closed
+        return False
+
+
 def _hint_usage(usage: str) -> None:
     """A person at a terminal who mistyped gets the usage too (Manager reads the JSON)."""
-    if not sys.stderr.isatty():
+    if not _is_terminal(sys.stderr):
         return
     from .progress import enabled
 
     if enabled(sys.stderr):
-        sys.stderr.write(f"{usage}\nRun '{PROG} --help' for the commands and examples.\n")
+        say(f"{usage}\nRun '{PROG} --help' for the commands and examples.")
 
 
 def _log_to(stream: _Sink, argv: Sequence[str]) -> None:

@@ -40,7 +40,8 @@ exit codes:
   1  InternalError        2  InvalidInput, InvalidProviderId   3  NotFound
   4  Unauthorized         5  Forbidden                         6  Conflict
   7  Timeout              8  Unavailable                       9  ConfigurationError
-  10 RolloutFailed        128+N  Interrupted by signal N (130 SIGINT, 143 SIGTERM)"""
+  10 RolloutFailed        11 OutputFailed (done; stdout could not take the result)
+  128+N  Interrupted by signal N (130 SIGINT, 143 SIGTERM)"""
 
 PLUGIN = """\
 as a kubectl plugin (kubectl-adapter on PATH): kubectl adapter [FLAGS] COMMAND [ARGS]

@@ -3,14 +3,40 @@
 JSON is the default and exactly what it always was. YAML and tables are built from the same
 JSON document, so they can never disagree with it. ``yaml_text`` and ``tables`` are imported
 only when asked for: Manager's JSON path imports nothing new.
+
+A stdout that cannot take the document (closed: ``>&-``; full: ``>/dev/full``; a reader that
+went away: ``| head -c 1``) is the caller's choice, not a bug: ``deliver`` turns it into one
+line on stderr and an exit code, never a traceback; ``settle`` keeps the interpreter's own
+flush at exit from failing again ("Exception ignored … BrokenPipeError", exit 120).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
+import os
+import sys
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
-__all__ = ["FORMATS", "write_error", "write_result"]
+from ..contract.errors import OutputFailed
+
+__all__ = [
+    "FORMATS",
+    "deliver",
+    "lost",
+    "put",
+    "settle",
+    "stderr_or_null",
+    "stdout",
+    "write_error",
+    "write_result",
+]
+
+# What writing to a stream that cannot be written raises: OSError (EPIPE, ENOSPC, EBADF,
+# EIO), ValueError (a closed file object), AttributeError (a stream that is None).
+WRITE_FAILURES = (OSError, ValueError, AttributeError)
 
 FORMATS = ("json", "yaml", "table")
 
@@ -23,14 +49,13 @@ def write_json(document: Any, out: IO[str]) -> None:
     # json's C encoder is ~10x faster than the indenting one on a 5,000-item list.
     indent = 2 if out.isatty() else None
     # The documents are trees the adapter builds (no cycles to look for): ~17% quicker.
-    out.write(json.dumps(document, indent=indent, check_circular=False) + "\n")
-    out.flush()
+    put(out, json.dumps(document, indent=indent, check_circular=False) + "\n")
 
 
 def write_result(command: str, result: Any, fmt: str, out: IO[str], err: IO[str]) -> None:
     """A command's result: ``render``'s manifest as is, any other document in ``fmt``."""
     if isinstance(result, str):
-        out.write(result)
+        put(out, result)
     elif fmt == "yaml":
         _write_yaml(result, out)
     elif fmt == "table":
@@ -40,13 +65,12 @@ def write_result(command: str, result: Any, fmt: str, out: IO[str], err: IO[str]
         if text is None:
             _write_yaml(result, out)
         elif text:
-            out.write(text)
-        else:
-            err.write(_EMPTY.get(command, "Nothing found.") + "\n")
+            put(out, text)
+        else:  # a note for a person: never a reason to fail the command
+            with contextlib.suppress(*WRITE_FAILURES):
+                err.write(_EMPTY.get(command, "Nothing found.") + "\n")
     else:
         write_json(result, out)
-        return
-    out.flush()
 
 
 def write_error(document: dict[str, Any], fmt: str, out: IO[str], err: IO[str]) -> None:
@@ -69,4 +93,95 @@ def write_error(document: dict[str, Any], fmt: str, out: IO[str], err: IO[str]) 
 def _write_yaml(document: Any, out: IO[str]) -> None:
     from .yaml_text import dump
 
-    out.write(dump(document))
+    put(out, dump(document))
+
+
+def put(out: IO[str], text: str) -> None:
+    """All of ``text`` on ``out``, or an exception. A stream with a file descriptor is written
+    through it until every byte is out: when stdout is unbuffered (``PYTHONUNBUFFERED``, as
+    under Manager's and CI's environments) its text layer takes one short ``write`` for the
+    whole, so a reader that goes away mid-document (or a signal) silently cut it, exit 0."""
+    try:
+        fd = out.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        out.write(text)
+        out.flush()
+        return
+    out.flush()
+    encoding = getattr(out, "encoding", None) or "utf-8"
+    data = memoryview(text.encode(encoding, getattr(out, "errors", None) or "strict"))
+    while data:
+        data = data[os.write(fd, data) :]
+
+
+def deliver(write: Callable[[IO[str]], None], code: int, what: str, prog: str) -> int:
+    """Write a document with ``write`` on stdout; the exit code. When stdout cannot take it,
+    one line on stderr says so, and the code stays what the command's outcome says: a failed
+    command's own code, OutputFailed (11) in place of success (0 promises the document)."""
+    try:
+        write(stdout())
+    except WRITE_FAILURES as exc:
+        return lost(exc, code, what, prog)
+    return code
+
+
+def stdout() -> IO[str]:
+    """``sys.stdout``; OSError EBADF when the process started with fd 1 closed (None)."""
+    if sys.stdout is None:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+    return sys.stdout
+
+
+def lost(exc: BaseException, code: int, what: str, prog: str) -> int:
+    """``what`` could not be written to stdout (``exc``): one line on stderr; the exit code."""
+    if code != 0:
+        say(f"{prog}: {what} could not be written to stdout ({_reason(exc)}); exit {code}")
+        return code
+    say(
+        f"{prog}: {what} could not be written to stdout ({_reason(exc)}); "
+        f"the command succeeded: exit {OutputFailed.exit_code} ({OutputFailed.type})"
+    )
+    return OutputFailed.exit_code
+
+
+def say(line: str) -> None:
+    """One line on stderr, when stderr can take it (nothing else to tell it to otherwise)."""
+    with contextlib.suppress(*WRITE_FAILURES):
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return os.strerror(exc.errno)  # "Broken pipe", "No space left on device", ...
+    return "the stream is closed" if isinstance(exc, ValueError) else str(exc)
+
+
+@contextlib.contextmanager
+def stderr_or_null() -> Iterator[None]:
+    """A process started with fd 2 closed has ``sys.stderr`` None: logs and progress then go
+    nowhere instead of failing on ``None.write``."""
+    if sys.stderr is not None:
+        yield
+        return
+    with open(os.devnull, "w", encoding="utf-8") as null:
+        sys.stderr = null
+        try:
+            yield
+        finally:
+            sys.stderr = None  # as the process started
+
+
+def settle() -> None:
+    """Before the process exits: flush stdout and stderr, and point a stream whose bytes cannot
+    be delivered at /dev/null, so the interpreter's final flush has nothing left to fail on.
+    Only for the process itself (it rewires fd 1 or 2)."""
+    for fd, stream in ((1, sys.stdout), (2, sys.stderr)):
+        try:
+            if stream is not None:
+                stream.flush()
+        except WRITE_FAILURES:
+            with contextlib.suppress(OSError):
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, fd)
+                os.close(null)

@@ -6,13 +6,12 @@ Building the parser imports nothing heavy; the version is looked up only for ``-
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any, NoReturn
 
 from ..contract.errors import InvalidInput
 from ..kubectl.bounds import MAX_SECONDS, check_seconds
 from . import help_texts as texts
-from .output import FORMATS
+from .output import FORMATS, put, stdout
 
 __all__ = ["PROG", "build_parser"]
 
@@ -54,12 +53,18 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise InvalidInput(f"{self.prog}: {message}", {"usage": self.format_usage().strip()})
 
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """--help and --version on stdout, all of it or an OSError the CLI reports (argparse
+        would drop a failed write, or print on stderr when stdout is closed)."""
+        if message:
+            put(file if file is not None else stdout(), message)
+
 
 class _Version(argparse._VersionAction):
     """``--version``: the installed distribution's version, read only when asked."""
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
-        sys.stdout.write(f"{PROG} {version()}\n")
+        parser._print_message(f"{PROG} {version()}\n", None)
         parser.exit()
 
 

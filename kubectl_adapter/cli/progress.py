@@ -5,6 +5,8 @@ are available...`` — the elapsed time ticks every second, kubectl's latest wor
 the line is erased when the wait ends, so the terminal keeps only the result. Used only when
 stderr is a terminal (``enabled``); Manager's pipes get nothing extra. No progress library:
 one line needs a carriage return and an erase, and a library would cost start-up time.
+A terminal that can no longer be written (closed, hung up: EIO) ends the display quietly:
+the wait it shows goes on, since losing the picture must never stop the work.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ class TerminalProgress:
         self._shown = False
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
+        self._broken = False  # the stream failed once: nothing more is written
 
     # -- progress.Watcher --------------------------------------------------------------
 
@@ -95,13 +98,14 @@ class TerminalProgress:
     def write(self, text: str) -> int:
         with self._lock:
             self._erase()
-            self.stream.write(text)
+            self._put(text, flush=False)
             if text.endswith("\n"):
                 self._draw()
             return len(text)
 
     def flush(self) -> None:
-        self.stream.flush()
+        with self._lock:
+            self._put("", flush=True)
 
     # -- drawing -------------------------------------------------------------------------
 
@@ -119,15 +123,26 @@ class TerminalProgress:
     def _draw(self) -> None:
         if self._what is None:
             return
-        self.stream.write(ERASE + self.line())
-        self.stream.flush()
-        self._shown = True
+        self._shown = self._put(ERASE + self.line(), flush=True)
 
     def _erase(self) -> None:
         if self._shown:
-            self.stream.write(ERASE)
-            self.stream.flush()
+            self._put(ERASE, flush=True)
             self._shown = False
+
+    def _put(self, text: str, *, flush: bool) -> bool:
+        """Write (and flush); False, and never again, once the terminal cannot take it."""
+        if self._broken:
+            return False
+        try:
+            if text:
+                self.stream.write(text)
+            if flush:
+                self.stream.flush()
+        except (OSError, ValueError):
+            self._broken = True
+            return False
+        return True
 
     def _tick(self) -> None:
         while not self._stop.wait(self.interval):

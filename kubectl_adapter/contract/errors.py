@@ -15,6 +15,7 @@ and a CLI exit code::
     ├── Unavailable                   exit 8  API unreachable, refused, DNS/TLS, 5xx/429
     ├── ConfigurationError            exit 9  kubectl missing, kubeconfig/context missing or invalid
     ├── RolloutFailed                 exit 10 progress deadline exceeded or a pod failure seen
+    ├── OutputFailed                  exit 11 done, but stdout could not take the document
     └── Interrupted                   exit 130 SIGINT; 128 + the signal (129 SIGHUP, 143 SIGTERM)
 
 Messages and details must already be redacted when an error is built (see ``redact``).
@@ -34,6 +35,7 @@ __all__ = [
     "InvalidInput",
     "InvalidProviderId",
     "NotFound",
+    "OutputFailed",
     "RolloutFailed",
     "Timeout",
     "Unauthorized",
@@ -136,6 +138,16 @@ class RolloutFailed(AdapterError):
     exit_code = 10
 
 
+class OutputFailed(AdapterError):
+    """Raised when a command succeeded but stdout could not take its document (closed, full,
+    or its reader went away): the work stands, only the report is lost. Never printed on
+    stdout (it cannot be); the CLI says why on stderr. A failed command keeps its own code.
+    """
+
+    type = "OutputFailed"
+    exit_code = 11
+
+
 class Interrupted(AdapterError):
     """Raised when a signal (SIGINT, SIGTERM, SIGHUP) ends the command; kubectl was killed.
 
@@ -159,5 +171,6 @@ ALL_ERRORS: tuple[type[AdapterError], ...] = (
     Unavailable,
     ConfigurationError,
     RolloutFailed,
+    OutputFailed,
     Interrupted,
 )

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import re
-import shlex
 from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
@@ -28,6 +27,7 @@ from .naming import (
     is_dns1123_label,
     is_label_value,
 )
+from .shell_words import split as split_words
 from .storable_text import TEXT_PATTERN, UNSTORABLE_BMP, check_text, js_number
 
 # ------------------------------------------------------------------------ shared constants
@@ -154,7 +154,7 @@ def _entrypoint(value: Any) -> tuple[str, ...] | None:
     if isinstance(value, str):
         check_text(value)
         try:
-            parts = shlex.split(value)
+            parts = split_words(value)
         except ValueError as exc:
             raise ValueError(f"cannot be split like a shell command: {exc}") from None
     elif isinstance(value, list | tuple) and all(isinstance(part, str) for part in value):

@@ -29,18 +29,27 @@ KILL_DRAIN_SECONDS = 5.0
 # retry until its --timeout (the whole wait slice) and then time out for nothing.
 REFUSALS_TO_GIVE_UP = 2
 
-# HOME for kubectl when ours is not a directory (HOME=/dev/null for a service user): the
-# Cloud SDK dispatcher stats $HOME/.kube/config even with --kubeconfig and fails on ENOTDIR
-# ("not a directory"); under the conventional no-home path it finds no file and carries on.
+# HOME for kubectl when $HOME/.kube/config cannot even be looked up: the Cloud SDK
+# dispatcher stats that path even with --kubeconfig or $KUBECONFIG and fails on any error
+# but "no such file" (HOME=/dev/null for a service user, ~/.kube a regular file or a symlink
+# loop: "not a directory", "too many levels of symbolic links"); under the conventional
+# no-home path it finds no file and carries on, reading only the kubeconfig it was given.
 NO_HOME = "/nonexistent"
 
 
 def kubectl_environment() -> dict[str, str] | None:
-    """kubectl's environment: ours (``None``), unless HOME is set but not a directory."""
+    """kubectl's environment: ours (``None``), unless kubectl would fail on
+    ``$HOME/.kube/config`` before reading the kubeconfig it was given."""
     home = os.environ.get("HOME")
-    if home is None or os.path.isdir(home):
+    if home is None:
         return None
-    return {**os.environ, "HOME": NO_HOME}
+    try:
+        os.stat(os.path.join(home, ".kube", "config"))
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return {**os.environ, "HOME": NO_HOME}
+    return None
 
 
 def spawn(argv: list[str], has_stdin: bool, stream: bool) -> subprocess.Popen[Any]:

@@ -31,6 +31,28 @@ TEMPLATE_NAME = "deployment.yaml.j2"
 _ESCAPE = re.compile(r"(\\\\)|\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})")
 
 
+# A ``$`` Kubernetes would read in ``env[].value``, ``command`` and ``args`` (the kubelet's
+# expansion, third_party/forked/golang/expansion): before ``$`` (``$$`` is one ``$``), before
+# ``(`` (``$(VAR)`` is VAR's value when VAR is defined), and before a non-ASCII character
+# (older kubelets copy ``$`` and the next *byte* as ``string(byte)``, a Latin-1 rune: ``$é``
+# arrives mangled; ``$$é`` is ``$é`` for old and new). Any other ``$``, and one at the end,
+# is passed on as is.
+_READ_DOLLAR = re.compile(r"\$(?=[$(]|[^\x00-\x7f])")
+
+
+def literal(value: str) -> str:
+    """``value`` written so that Kubernetes' expansion gives back exactly ``value``.
+
+    Manager's other providers pass env values and the entrypoint literally, and its users
+    write shell (``$HOME``, ``$(date)``, ``costs $$5``). Only the ``$`` Kubernetes would read
+    is doubled (``$$`` is its escape): a value it already left alone renders as it always did,
+    so a Deployment rendered before this escaping existed re-applies unchanged (no rollout)
+    unless Kubernetes was changing its value. ``tests/rules/test_render.py`` holds it to the
+    kubelet's algorithm for arbitrary text and any defined variables.
+    """
+    return _READ_DOLLAR.sub("$$", value) if "$" in value else value
+
+
 def _pair_to_yaml(match: re.Match[str]) -> str:
     if match[1]:
         return match[1]
@@ -61,6 +83,7 @@ def _environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     environment.filters["tojson"] = yaml_tojson
+    environment.filters["literal"] = literal
     return environment
 
 

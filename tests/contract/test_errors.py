@@ -26,6 +26,7 @@ CONTRACT = {
     "Unavailable": 8,
     "ConfigurationError": 9,
     "RolloutFailed": 10,
+    "OutputFailed": 11,
     "Interrupted": 130,
 }
 

@@ -725,13 +725,31 @@ def test_the_namespace_lookup_is_bounded_like_a_read() -> None:
 
 @pytest.mark.parametrize(
     ("home", "expected"),
-    [("/dev/null", "/nonexistent"), (None, None)],
+    [
+        ("/dev/null", "/nonexistent"),
+        ("dot-kube-file", "/nonexistent"),
+        ("dot-kube-loop", "/nonexistent"),
+        ("dot-kube-config-file", None),
+        ("dot-kube-empty", None),
+        (None, None),
+    ],
 )
 def test_kubectl_gets_a_usable_home(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, home: str | None, expected: str | None
 ) -> None:
-    """HOME=/dev/null: the Cloud SDK kubectl stats $HOME/.kube/config even with --kubeconfig
-    and fails with "not a directory"; a HOME that is a directory is left alone."""
-    monkeypatch.setenv("HOME", home or str(tmp_path))
+    """The Cloud SDK kubectl stats $HOME/.kube/config even with --kubeconfig and fails on any
+    error but "no such file" (HOME=/dev/null, ~/.kube a file or a symlink loop); a HOME where
+    that lookup works or finds nothing is left alone."""
+    kube = tmp_path / ".kube"
+    if home == "dot-kube-file":
+        kube.write_text("x")
+    elif home == "dot-kube-loop":
+        kube.symlink_to(kube)
+    elif home == "dot-kube-config-file":
+        kube.mkdir()
+        (kube / "config").write_text("apiVersion: v1\n")
+    elif home == "dot-kube-empty":
+        kube.mkdir()
+    monkeypatch.setenv("HOME", home if home == "/dev/null" else str(tmp_path))
     env = kubectl_environment()
     assert (env["HOME"] if env is not None else None) == expected

@@ -174,3 +174,50 @@ def test_cli_fifo_without_a_writer_is_bounded_by_the_deadline(tmp_path: Path) ->
     assert time.monotonic() - started < 6
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert "no complete spec within" in json.loads(proc.stdout)["error"]["message"]
+
+
+# -- a big entrypoint string (issue 26: the shell-words split was quadratic) ------------------
+
+
+def _entrypoint_seconds(length: int) -> float:
+    spec = {**SPEC, "entrypoint": "sh -c 'echo " + "y" * length + "'"}
+    best = float("inf")
+    for _ in range(3):  # the best of three: what the code costs, less the machine's load
+        started = time.perf_counter()
+        parsed = parse_spec(spec)
+        best = min(best, time.perf_counter() - started)
+    assert parsed.entrypoint == ("sh", "-c", "echo " + "y" * length)
+    return best
+
+
+def test_an_entrypoint_string_is_split_in_linear_time() -> None:
+    """10x the entrypoint costs about 10x the time, not 100x (quadratic: 200 KB 1.5 s, 1 MB
+    63 s). A ratio, so a loaded machine cannot fail it; 30 leaves room for noise."""
+    # Both past the CPU caches (the text check's cost per character steps up near 200 KB).
+    small = _entrypoint_seconds(300_000)
+    # About 0.05 s; quadratic took 3.4 s (and the next line would take minutes).
+    assert small < 2, f"300 KB took {small:.2f} s"
+    large = _entrypoint_seconds(3_000_000)
+    assert large < 30 * max(small, 1e-3), (small, large)
+
+
+def test_cli_render_of_a_megabyte_entrypoint_is_quick(tmp_path: Path) -> None:
+    """The issue's case: 63 s before, past any --timeout; now well inside the read bound."""
+    path = tmp_path / "big-entrypoint.json"
+    command = "echo " + "y" * 1_000_000
+    path.write_text(json.dumps({**SPEC, "entrypoint": f"sh -c '{command}'"}))
+    assert path.stat().st_size <= MAX_SPEC_BYTES
+    started = time.monotonic()
+    proc = subprocess.run(
+        cli_argv("-n", "manager", "render", "--spec", str(path)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env=cli_env(),
+        check=False,
+    )
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.dumps(command) in proc.stdout
+    assert elapsed < 10, elapsed

@@ -24,7 +24,8 @@ from kubectl_adapter.contract.errors import InvalidInput
 from kubectl_adapter.contract.naming import is_dns1123_label, is_label_value
 from kubectl_adapter.contract.spec import ContainerSpec, load_spec, parse_spec
 from kubectl_adapter.contract.storable_text import unstorable_characters
-from kubectl_adapter.rules.render import render_manifest, yaml_tojson
+from kubectl_adapter.rules.render import literal, render_manifest, yaml_tojson
+from tests.k8s_expansion import Lookup, every_name, expand, no_name
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "nginx.json"
@@ -134,7 +135,23 @@ TRICKY = [
     "é ñ 中文 Ω",
     "😀 \U0010fffd \U00010000",
     "<script>&amp;</script>",
+    # Kubernetes' expansion (env values, command, args): each must reach the container as is.
+    "$",
+    "$$",
+    "$(X)",
+    "$$(X)",
+    "$(",
+    ")",
+    "$(X",
+    "a$",
+    "$HOME/$USER",
+    "costs $$(5)",
+    "$(HOME_DIR)/x",
+    "$é $😀",
+    "$$$(X)$$$",
 ]
+# Text made mostly of what Kubernetes' expansion reads.
+dollar_texts = st.text(st.sampled_from("$$$(()) XAé_\n"), max_size=30)
 
 env_keys = st.text(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=1
@@ -146,7 +163,7 @@ env_keys = st.text(
 long_text = st.tuples(_text(min_size=1, max_size=4), st.integers(500, 5000)).map(
     lambda pair: pair[0] * pair[1]
 )
-env_texts = st.one_of(st.sampled_from(TRICKY), _text(), long_text)
+env_texts = st.one_of(st.sampled_from(TRICKY), _text(), long_text, dollar_texts)
 env_values = st.one_of(
     env_texts,
     st.booleans(),
@@ -256,6 +273,18 @@ def expected_document(data: dict[str, Any], namespace: str) -> dict[str, Any]:
     }
 
 
+def as_the_container_sees_it(document: dict[str, Any], lookup: Lookup) -> dict[str, Any]:
+    """The document with Kubernetes' expansion applied where the kubelet applies it."""
+    seen = json.loads(json.dumps(document))
+    for container in seen["spec"]["template"]["spec"]["containers"]:
+        for item in container.get("env") or []:
+            item["value"] = expand(item["value"], lookup)
+        for key in ("command", "args"):
+            if key in container:
+                container[key] = [expand(part, lookup) for part in container[key]]
+    return seen
+
+
 def assert_same(actual: Any, expected: Any) -> None:
     """Equal, and equal in key order too (env order is part of the contract)."""
     assert actual == expected
@@ -277,7 +306,9 @@ def test_render_yields_exactly_the_intended_document(data: dict[str, Any], names
     assert manifest.isascii(), "the manifest is pure ASCII, whatever the input"
     assert manifest.endswith("\n") and not manifest.endswith("\n\n")
     document = yaml.safe_load(manifest)
-    assert_same(document, expected_document(data, namespace))
+    # What the container gets is exactly Manager's values, whichever variables are defined.
+    for lookup in (every_name, no_name):
+        assert_same(as_the_container_sees_it(document, lookup), expected_document(data, namespace))
     assert "replicas" not in document["spec"]
 
 
@@ -296,6 +327,84 @@ def test_strict_validation_would_catch_a_shape_error() -> None:
     document["spec"]["template"]["spec"]["containers"][0]["entrypoint"] = ["x"]
     with pytest.raises(kubernetes_validate.ValidationError):
         kubernetes_validate.validate(document, desired_version=KUBERNETES_VERSION, strict=True)
+
+
+# ------------------------------------------- literal: Kubernetes' expansion gives the value back
+@settings(deadline=None)
+@given(
+    value=st.one_of(dollar_texts, _text(), st.sampled_from(TRICKY)),
+    defined=st.booleans(),
+    bytewise=st.booleans(),
+)
+@example(value="$(HOME_DIR)/x", defined=True, bytewise=True)
+@example(value="costs $$(5)", defined=False, bytewise=True)
+@example(value="$é", defined=False, bytewise=True)
+def test_kubernetes_expansion_of_literal_gives_the_value_back(
+    value: str, defined: bool, bytewise: bool
+) -> None:
+    """Older kubelets (bytewise) and newer ones alike give back exactly the value."""
+    lookup = every_name if defined else no_name
+    assert expand(literal(value), lookup, bytewise=bytewise) == value
+
+
+def test_the_oracle_tells_the_two_kubelets_apart() -> None:
+    assert expand("$é", no_name, bytewise=True) != "$é"
+    assert expand("$é", no_name, bytewise=False) == "$é"
+    assert expand("$(A)$$(A)$(", every_name, bytewise=False) == "<A>$(A)$("
+
+
+@pytest.mark.parametrize(
+    ("value", "rendered"),
+    [
+        ("$", "$"),
+        ("a$", "a$"),
+        ("$$", "$$$"),
+        ("$(X)", "$$(X)"),
+        ("$$(X)", "$$$$(X)"),
+        ("$(", "$$("),
+        (")", ")"),
+        ("$(X", "$$(X"),
+        ("$HOME/$USER", "$HOME/$USER"),
+        ("costs $$(5)", "costs $$$$(5)"),
+        ("$é", "$$é"),
+        ("no dollar", "no dollar"),
+    ],
+)
+def test_literal_doubles_only_the_dollars_kubernetes_reads(value: str, rendered: str) -> None:
+    assert literal(value) == rendered
+
+
+READ_BY_KUBERNETES = re.compile(r"\$(?:[$(]|[^\x00-\x7f])")
+
+
+@settings(deadline=None)
+@given(value=st.one_of(dollar_texts, _text()).filter(lambda v: not READ_BY_KUBERNETES.search(v)))
+@example(value="$HOME/${USER} a$ $")
+def test_a_value_with_no_dollar_kubernetes_reads_renders_as_it_always_did(value: str) -> None:
+    """A Deployment rendered before the escaping re-applies unchanged (no rollout) unless one
+    of its values holds ``$$``, ``$(`` or ``$`` before a non-ASCII character: the values
+    Kubernetes may have been changing."""
+    assert literal(value) == value
+    assert expand(value, every_name) == value
+
+
+def test_the_manifest_escapes_env_values_and_the_command() -> None:
+    spec = parse_spec(
+        {
+            **BASE,
+            "env": {"A": "$(HOME_DIR)/x", "B": "costs $$(5)", "C": "$HOME"},
+            "entrypoint": ["sh", "-c", "echo $(date) $HOME $$"],
+        }
+    )
+    container = yaml.safe_load(render_manifest(spec, "default"))["spec"]["template"]["spec"][
+        "containers"
+    ][0]
+    assert container["env"] == [
+        {"name": "A", "value": "$$(HOME_DIR)/x"},
+        {"name": "B", "value": "costs $$$$(5)"},
+        {"name": "C", "value": "$HOME"},
+    ]
+    assert container["command"] == ["sh", "-c", "echo $$(date) $HOME $$$"]
 
 
 # ------------------------------------------------------------------ tojson: the one escape rule
