@@ -142,13 +142,13 @@ class KubernetesApi {
     try {
       check = await this.check();
     } catch (error) {
-      return { ok: false, check: null, nodes: null, error: errors.describe(error) };
+      return { ok: false, check: null, nodes: null, error: errors.toPlain(error) };
     }
     if (!check.ok) return { ok: false, check, nodes: null, error: null };
     try {
       return { ok: true, check, nodes: await this.nodes(), error: null };
     } catch (error) {
-      return { ok: true, check, nodes: null, error: errors.describe(error) };
+      return { ok: true, check, nodes: null, error: errors.toPlain(error) };
     }
   }
 

@@ -157,7 +157,7 @@ function fromCliError(error, exitCode) {
  * tokens, keys and certificates from messages; details (kubectl's command line, stderr) are
  * left out all the same, and an error that is not an AdapterError says only its message.
  */
-function describe(error) {
+function toPlain(error) {
   if (!(error instanceof AdapterError)) return { name: 'Error', type: null, reason: null, message: String(error && error.message), retryable: false };
   return {
     name: error.name,
@@ -214,7 +214,7 @@ module.exports = {
   PodNotReadyError,
   InternalError,
   EXIT_CODES,
-  describe,
+  toPlain,
   fromCliError,
   fromUnknownSnapshot,
   invalidInput,

@@ -104,3 +104,14 @@ test('a Timeout is permanent only when its Pod started and never became ready', 
     assert.equal(starting.retryable, true);
   }
 });
+
+test('toPlain: what a form shows of a failure, without kubectl\'s command line or stderr', () => {
+  const details = { reason: 'TLS verification failed', command: 'kubectl --kubeconfig /k get nodes', stderr: 'token: s3cr3t' };
+  const tls = errors.fromCliError({ type: 'ConfigurationError', message: 'x509: certificate signed by unknown authority', details }, 9);
+  assert.deepEqual(errors.toPlain(tls), {
+    name: 'TlsVerificationError', type: 'ConfigurationError', reason: 'TLS verification failed',
+    message: 'x509: certificate signed by unknown authority', retryable: false,
+  });
+  assert.equal(errors.toPlain(errors.fromCliError({ type: 'Unavailable', message: 'refused' }, 8)).retryable, true);
+  assert.deepEqual(errors.toPlain(new TypeError('boom')), { name: 'Error', type: null, reason: null, message: 'boom', retryable: false });
+});
