@@ -18,6 +18,8 @@ const spec = require('./lib/spec');
 
 const { invalidInput } = errors;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+/** A node without kubeNamespace uses kubectl's own default namespace (Manager's #459). */
+const DEFAULT_NAMESPACE = 'default';
 
 /**
  * What a Kubernetes node can do, as Manager's shared jobs and routes read it. A constant: Manager
@@ -53,12 +55,16 @@ const DEFAULT_PROCESS_TIMEOUT_MS = 15 * 60 * 1000;
 
 class KubernetesApi {
   /**
+   * The node's fields are those of Manager's plan (mieweb/opensource-server #459):
+   *
    * @param {object} node Manager's Node (or a plain object with the same fields)
    * @param {number|string} node.id Manager node ID (label on every Deployment; guards)
    * @param {string} node.name Manager node name (clusterResources' `node`)
-   * @param {string} node.namespace namespace holding this node's Deployments
-   * @param {string} [node.kubeconfig] kubeconfig path on the Manager host (default: kubectl's)
-   * @param {string} [node.context] kubeconfig context (default: its current-context)
+   * @param {string} [node.kubeNamespace] namespace holding this node's Deployments
+   *   (default `default`)
+   * @param {string} [node.kubeconfigPath] kubeconfig file on the Manager host: a path, never
+   *   the file's content (default: kubectl's, `$KUBECONFIG` or `~/.kube/config`)
+   * @param {string} [node.kubeContext] kubeconfig context (default: its current-context)
    * @param {number} [node.waitTimeout] seconds any one wait (create, start, stop, reconfigure,
    *   delete) may take before it ends with a Timeout: the adapter's --timeout (default 300)
    * @param {object} [options]
@@ -71,15 +77,14 @@ class KubernetesApi {
   constructor(node = {}, options = {}) {
     if (node.id === undefined || node.id === null) throw invalidInput('KubernetesApi requires node.id', { field: 'id' });
     if (!node.name) throw invalidInput('KubernetesApi requires node.name', { field: 'name' });
-    if (!node.namespace || !DNS_LABEL.test(node.namespace)) {
-      throw invalidInput(`Node ${node.name}: namespace must be a DNS-1123 label, got ${JSON.stringify(node.namespace)}`, { field: 'namespace' });
-    }
+    const namespace = namespaceOf(node);
     const waitSeconds = waitBound(node);
     this.node = node;
+    this.namespace = namespace;
     this.nodeId = String(node.id);
-    const globalArgs = ['-n', node.namespace, '--node-id', this.nodeId];
-    if (node.kubeconfig) globalArgs.unshift('--kubeconfig', node.kubeconfig);
-    if (node.context) globalArgs.unshift('--context', node.context);
+    const globalArgs = ['-n', namespace, '--node-id', this.nodeId];
+    if (node.kubeconfigPath) globalArgs.unshift('--kubeconfig', node.kubeconfigPath);
+    if (node.kubeContext) globalArgs.unshift('--context', node.kubeContext);
     if (waitSeconds !== null) globalArgs.push('--timeout', String(waitSeconds));
     this.cli = new AdapterCli({
       command: options.command || process.env.KUBECTL_ADAPTER || 'kubectl-adapter',
@@ -104,9 +109,47 @@ class KubernetesApi {
     return KubernetesApi.capabilities();
   }
 
-  /** API reachable, namespace present, RBAC sufficient: for the node form's "test" button. */
+  /**
+   * API reachable, namespace present, RBAC sufficient: the adapter's `check` document
+   * (resolved even with `ok: false`, which names each failed check). Rejects typed when the
+   * cluster cannot be asked at all: KubeconfigNotFoundError, InvalidKubeconfigError,
+   * ContextNotFoundError, TlsVerificationError, UnavailableError, UnauthorizedError.
+   */
   async check() {
     return this.cli.run(['check']);
+  }
+
+  /**
+   * The cluster's nodes (#460's discovery): `[{name, ready, internalIp, externalIp,
+   * kubeletVersion, capacity, allocatable}]`, one kubectl call. Listing nodes is a
+   * cluster-wide permission the adapter does not otherwise need: ForbiddenError without it.
+   */
+  async nodes() {
+    const { items } = await this.cli.run(['nodes']);
+    return items;
+  }
+
+  /**
+   * The node form's connection test: `check`, and the node list when the check passed.
+   * Always resolves, with what a form shows: `{ok, check, nodes, error}`; `error` is the
+   * typed failure as plain data (`name`, `type`, `reason`, `message`, `retryable`), for
+   * `check` itself or, with `ok` still true, for the optional node list. Messages come
+   * from the adapter, which redacts tokens, keys and certificates; the kubeconfig's
+   * content is never read here.
+   */
+  async connectionTest() {
+    let check;
+    try {
+      check = await this.check();
+    } catch (error) {
+      return { ok: false, check: null, nodes: null, error: errors.toPlain(error) };
+    }
+    if (!check.ok) return { ok: false, check, nodes: null, error: null };
+    try {
+      return { ok: true, check, nodes: await this.nodes(), error: null };
+    } catch (error) {
+      return { ok: true, check, nodes: null, error: errors.toPlain(error) };
+    }
   }
 
   /** The provider assigns the ID at create (like Docker): there is no VMID to allocate. */
@@ -143,7 +186,7 @@ class KubernetesApi {
    */
   async createLxc(nodeName, options = {}) {
     const body = spec.createSpec(this.node.id, options);
-    const providerId = `${this.node.namespace}/${body.hostname}`;
+    const providerId = `${this.namespace}/${body.hostname}`;
     try {
       await this.cli.run(['create', '--spec', '-'], JSON.stringify(body));
     } catch (error) {
@@ -302,11 +345,11 @@ class KubernetesApi {
   providerId(vmid) {
     const fromTask = spec.providerIdOfTask(vmid);
     const id = fromTask !== null ? fromTask : vmid;
-    if (typeof id !== 'string' || !id.startsWith(`${this.node.namespace}/`)) {
+    if (typeof id !== 'string' || !id.startsWith(`${this.namespace}/`)) {
       throw errors.fromCliError({
         type: 'InvalidProviderId',
-        message: `provider ID ${JSON.stringify(id)} is not namespace/name in this node's namespace ${this.node.namespace}`,
-        details: { providerId: id, namespace: this.node.namespace },
+        message: `provider ID ${JSON.stringify(id)} is not namespace/name in this node's namespace ${this.namespace}`,
+        details: { providerId: id, namespace: this.namespace },
       }, 2);
     }
     return id;
@@ -321,6 +364,16 @@ class KubernetesApi {
 function mayHaveCreated(error) {
   if (error.details && error.details.applied === false) return false;
   return ['RolloutFailed', 'Timeout', 'Unavailable', 'InternalError', 'Interrupted'].includes(error.type);
+}
+
+/** The node's kubeNamespace, `default` when unset (#459); refused unless a DNS-1123 label. */
+function namespaceOf(node) {
+  const value = node.kubeNamespace === undefined || node.kubeNamespace === null || node.kubeNamespace === ''
+    ? DEFAULT_NAMESPACE : node.kubeNamespace;
+  if (typeof value !== 'string' || !DNS_LABEL.test(value)) {
+    throw invalidInput(`Node ${node.name}: kubeNamespace must be a DNS-1123 label, got ${JSON.stringify(value)}`, { field: 'kubeNamespace' });
+  }
+  return value;
 }
 
 /** The node's wait bound in seconds (`node.waitTimeout`), or null for the adapter's default. */

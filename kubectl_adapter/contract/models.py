@@ -329,6 +329,10 @@ class NodeInfo(Output):
     capacity: dict[str, str]
     allocatable: dict[str, str]
     kubelet_version: str | None = None
+    # The first InternalIP and ExternalIP of status.addresses; null when the node has none
+    # (most cloud and kind nodes have no ExternalIP).
+    internal_ip: str | None = None
+    external_ip: str | None = None
 
 
 class NodeList(Output):

@@ -15,6 +15,7 @@ __all__ = [
     "DEFAULT_WAIT_TIMEOUT",
     "ClusterConfig",
     "kubeconfig_looked_for",
+    "kubeconfig_missing",
     "kubeconfig_paths",
     "kubeconfig_usable",
 ]
@@ -83,3 +84,8 @@ def kubeconfig_usable(config: ClusterConfig) -> bool:
         if config.context or _CURRENT_CONTEXT.search(text):
             return True
     return False
+
+
+def kubeconfig_missing(config: ClusterConfig) -> bool:
+    """No kubeconfig file kubectl would read exists (a wrong path, or none at all)."""
+    return not any(os.path.exists(path) for path in kubeconfig_paths(config))

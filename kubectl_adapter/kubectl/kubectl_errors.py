@@ -104,6 +104,16 @@ ERROR_TABLE: tuple[Rule, ...] = (
         ConfigurationError,
         "invalid client certificate or key in the kubeconfig",
     ),
+    # The API server's certificate failed verification against the kubeconfig's CA (another
+    # authority, another host name, expired): the same kubeconfig meets the same certificate
+    # on every retry, so it is the node's configuration, not an outage. Before the connection
+    # rules, whose "tls: " and "x509: " would call it one.
+    _rule(
+        r"tls: failed to verify certificate|x509: certificate (?:signed by unknown authority|"
+        r"is valid for|is not valid for|has expired|is not trusted)",
+        ConfigurationError,
+        "TLS verification failed",
+    ),
     _rule(
         r"error loading config file|couldn't get version/kind; json parse error|"
         r"invalid configuration|exec plugin|getting credentials: ",
@@ -338,13 +348,22 @@ def _wait_refused(command: str, stderr: str, details: dict[str, object]) -> Adap
 _DEFAULT_SERVER = re.compile(r"\blocalhost:8080\b")
 
 
-def explain_kubeconfig(error: AdapterError, looked_for: str, usable: bool) -> AdapterError:
+def explain_kubeconfig(
+    error: AdapterError, looked_for: str, usable: bool, missing: bool = False
+) -> AdapterError:
     """Say which kubeconfig kubectl read when the failure is about configuration.
 
     With no kubeconfig file (or none naming a current context) kubectl quietly talks to
     ``localhost:8080``; its "connection refused" there is then a configuration problem, not
-    an outage. ``usable`` is the runner's finding: some kubeconfig exists and names a context.
+    an outage. ``usable`` is the runner's finding: some kubeconfig exists and names a context;
+    ``missing``: no kubeconfig file kubectl would read exists at all, which kubectl itself
+    words as "current-context must exist" (``config view``), so the message says it plainly.
     """
+    if isinstance(error, ConfigurationError) and missing:
+        details = dict(error.details)
+        details["reason"] = "kubeconfig missing"
+        details["kubeconfig"] = looked_for
+        return ConfigurationError(f"kubeconfig not found: {looked_for}", details)
     if isinstance(error, Unavailable) and not usable and _DEFAULT_SERVER.search(error.message):
         details = dict(error.details)
         details["reason"] = "no kubeconfig: kubectl fell back to localhost:8080"

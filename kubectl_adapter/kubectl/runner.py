@@ -32,7 +32,13 @@ from ..contract.errors import (
 from ..contract.naming import DNS1123_RULE, is_dns1123_label
 from . import progress
 from .bounds import READ_GRACE_SECONDS
-from .config import ClusterConfig, kubeconfig_looked_for, kubeconfig_paths, kubeconfig_usable
+from .config import (
+    ClusterConfig,
+    kubeconfig_looked_for,
+    kubeconfig_missing,
+    kubeconfig_paths,
+    kubeconfig_usable,
+)
 from .processes import discovery_stamp, execute, start, stop, text, watch_documents
 from .processes import kubectl_environment as kubectl_environment
 from .shapes import output_problem
@@ -320,7 +326,10 @@ class KubectlRunner:
         from .kubectl_errors import explain_kubeconfig
 
         return explain_kubeconfig(
-            error, kubeconfig_looked_for(self.config), kubeconfig_usable(self.config)
+            error,
+            kubeconfig_looked_for(self.config),
+            kubeconfig_usable(self.config),
+            kubeconfig_missing(self.config),
         )
 
     def context_namespace(self) -> str:

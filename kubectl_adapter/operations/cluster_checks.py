@@ -128,9 +128,19 @@ def list_nodes(runner: KubectlRunner) -> list[NodeInfo]:
                 capacity={k: str(v) for k, v in (status.get("capacity") or {}).items()},
                 allocatable={k: str(v) for k, v in (status.get("allocatable") or {}).items()},
                 kubelet_version=(status.get("nodeInfo") or {}).get("kubeletVersion"),
+                internal_ip=_first_address(status, "InternalIP"),
+                external_ip=_first_address(status, "ExternalIP"),
             )
         )
     return result
+
+
+def _first_address(status: dict[str, Any], kind: str) -> str | None:
+    """The node's first address of ``kind`` (a dual-stack node lists one per family)."""
+    for address in status.get("addresses") or []:
+        if address.get("type") == kind and address.get("address"):
+            return str(address["address"])
+    return None
 
 
 def _json_documents(text: str) -> list[dict[str, Any]]:

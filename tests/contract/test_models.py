@@ -43,6 +43,8 @@ DOCUMENTS: dict[str, dict[str, Any]] = {
                 "capacity": {"cpu": "4"},
                 "allocatable": {"cpu": "4"},
                 "kubeletVersion": None,
+                "internalIp": "10.0.0.4",
+                "externalIp": None,
             }
         ]
     },

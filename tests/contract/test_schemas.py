@@ -542,6 +542,7 @@ OUTPUTS: list[tuple[str, Any]] = [
                     capacity={"cpu": "4", "memory": "8Gi"},
                     allocatable={"cpu": "4", "memory": "7Gi"},
                     kubelet_version="v1.32.0",
+                    internal_ip="172.18.0.2",
                 ),
                 NodeInfo(name="n2", ready=False, capacity={}, allocatable={}),
             ]

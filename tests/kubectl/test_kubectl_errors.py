@@ -82,7 +82,9 @@ EXPECTED: dict[str, type[AdapterError]] = {
     **_each("conn-{}-refused", "apply delete get scale version", Unavailable),
     **_each("conn-{}-nxdomain", "apply delete get scale", Unavailable),
     **_each("conn-{}-tlsonhttp", "apply delete get scale", Unavailable),
-    **_each("conn-{}-tls-unknown-ca", "apply get", Unavailable),
+    # The server's certificate is not the kubeconfig CA's: the node's configuration, never
+    # an outage worth retrying (Manager's issue #460 asks for TLS failures typed).
+    **_each("conn-{}-tls-unknown-ca", "apply get", ConfigurationError),
     **_each("conn-{}-hang", "apply delete get scale", Unavailable),
     "conn-get-hang-default": Unavailable,
     # A missing $KUBECONFIG silently means localhost:8080; kubectl only says "refused".
@@ -356,6 +358,18 @@ def test_warning_before_a_real_error_is_not_the_message() -> None:
             "unexpected EOF",
             InvalidInput,
         ),
+        (
+            "Unable to connect to the server: tls: failed to verify certificate: x509: "
+            'certificate is valid for kubernetes, kubernetes.default, not "10.0.0.9"',
+            ConfigurationError,
+        ),
+        (
+            "Unable to connect to the server: tls: failed to verify certificate: x509: "
+            "certificate has expired or is not yet valid: current time 2026-12-01T20:00:00Z is "
+            "after 2026-11-30T00:00:00Z",
+            ConfigurationError,
+        ),
+        ("Unable to connect to the server: net/http: TLS handshake timeout", Unavailable),
         ("Unable to connect to the server: EOF", Unavailable),
         ("error: unexpected EOF", Unavailable),
         ("Error from server: etcdserver: leader changed", Unavailable),
@@ -466,6 +480,25 @@ def test_no_kubeconfig_turns_localhost_8080_refused_into_configuration_error() -
     assert "/home/u/.kube/config" in error.message
     assert error.details["kubeconfig"] == "/home/u/.kube/config"
     assert error.details["command"] == "kubectl get pods"
+
+
+def test_a_kubeconfig_that_does_not_exist_is_named_missing() -> None:
+    # kubectl config view words a missing --kubeconfig as "current-context must exist".
+    stderr = FAULT_CAPTURES["config-view-no-kubeconfig"][0]
+    found = classify("kubectl config view", 1, stderr)
+    error = explain_kubeconfig(found, "--kubeconfig /etc/k/none", usable=False, missing=True)
+    assert type(error) is ConfigurationError
+    assert error.message == "kubeconfig not found: --kubeconfig /etc/k/none"
+    assert error.details["reason"] == "kubeconfig missing"
+    assert error.details["kubeconfig"] == "--kubeconfig /etc/k/none"
+
+
+def test_a_tls_failure_says_so_and_carries_no_certificate() -> None:
+    error = classify("kubectl get pods", 1, stderr_of("conn-get-tls-unknown-ca"))
+    assert type(error) is ConfigurationError and error.exit_code == 9
+    assert error.details["reason"] == "TLS verification failed"
+    assert "x509: certificate signed by unknown authority" in error.message
+    assert "BEGIN CERTIFICATE" not in str(error.details)
 
 
 def test_a_usable_kubeconfig_keeps_localhost_8080_refused_an_outage() -> None:

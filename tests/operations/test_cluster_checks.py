@@ -76,3 +76,69 @@ def _result(**changes: Any) -> CheckResult:
 )
 def test_check_that_is_not_ok_never_exits_0(changes: dict[str, Any], code: int) -> None:
     assert check_exit_code(_result(**changes)) == code
+
+
+# -- nodes: Ready and addresses (Manager's issue #460 asks for both) -------------------------
+
+
+def _node(name: str, ready: str, addresses: list[dict[str, str]]) -> dict[str, Any]:
+    """A Node as `kubectl get nodes -o json` prints it (fields trimmed to what is read)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+        "status": {
+            "addresses": addresses,
+            "allocatable": {"cpu": "3800m", "memory": "7Gi", "pods": "110"},
+            "capacity": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+            "conditions": [
+                {
+                    "type": "MemoryPressure",
+                    "status": "False",
+                    "reason": "KubeletHasSufficientMemory",
+                },
+                {"type": "Ready", "status": ready, "reason": "KubeletReady"},
+            ],
+            "nodeInfo": {"kubeletVersion": "v1.32.0"},
+        },
+    }
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+def test_nodes_answer_ready_and_the_first_internal_and_external_ip(
+    fp: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kubectl_adapter.cli.app import main
+
+    dual_stack = [
+        {"type": "InternalIP", "address": "10.0.0.4"},
+        {"type": "InternalIP", "address": "fd00::4"},
+        {"type": "ExternalIP", "address": "203.0.113.9"},
+        {"type": "Hostname", "address": "worker-1"},
+    ]
+    private = [
+        {"type": "Hostname", "address": "kind-worker"},
+        {"type": "InternalIP", "address": "172.18.0.3"},
+    ]
+    listing = {
+        "apiVersion": "v1",
+        "kind": "List",
+        "items": [_node("worker-1", "True", dual_stack), _node("kind-worker", "Unknown", private)],
+        "metadata": {"resourceVersion": ""},
+    }
+    fp.register(
+        ["kubectl", "-n", "testns", "--request-timeout", "10s", "get", "nodes", "-o", "json"],
+        stdout=json.dumps(listing),
+    )
+    assert main(["-n", "testns", "nodes"]) == 0
+    items = json.loads(capsys.readouterr().out)["items"]
+    assert [(n["name"], n["ready"], n["internalIp"], n["externalIp"]) for n in items] == [
+        ("worker-1", True, "10.0.0.4", "203.0.113.9"),
+        ("kind-worker", False, "172.18.0.3", None),
+    ]
+    assert len(fp.calls) == 1
+
+
+@pytest.fixture
+def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("kubectl_adapter.kubectl.runner.shutil.which", lambda name: name)

@@ -17,7 +17,15 @@
  *       ├── UnauthorizedError          Unauthorized (4): node credentials rejected
  *       ├── ForbiddenError             Forbidden (5): RBAC denies a call (run `check`)
  *       ├── OwnershipConflictError     Conflict (6): the Deployment is another container's/node's
- *       ├── ConfigurationError         ConfigurationError (9): adapter/kubectl/kubeconfig missing
+ *       ├── ConfigurationError         ConfigurationError (9): adapter or kubectl missing, or
+ *       │   │                          the node's kubeconfig wrong; `details.reason` says which:
+ *       │   ├── KubeconfigNotFoundError    no kubeconfig file at kubeconfigPath (or none at all)
+ *       │   ├── InvalidKubeconfigError     a file that is not a usable kubeconfig (YAML, no
+ *       │   │                              current-context, client certificate or key not PEM)
+ *       │   ├── ContextNotFoundError       kubeContext is not a context of the kubeconfig
+ *       │   └── TlsVerificationError       the API server's certificate fails verification
+ *       │                                  against the kubeconfig's CA (unknown authority,
+ *       │                                  another host name, expired)
  *       ├── RolloutFailedError         RolloutFailed (10): the Pod will not become ready; .message says why
  *       ├── PodNotReadyError           Timeout (7): the Pod started but was never ready within the
  *       │                              node's wait bound (the same spec would wait again)
@@ -56,6 +64,10 @@ class UnauthorizedError extends PermanentError {}
 class ForbiddenError extends PermanentError {}
 class OwnershipConflictError extends PermanentError {}
 class ConfigurationError extends PermanentError {}
+class KubeconfigNotFoundError extends ConfigurationError {}
+class InvalidKubeconfigError extends ConfigurationError {}
+class ContextNotFoundError extends ConfigurationError {}
+class TlsVerificationError extends ConfigurationError {}
 class RolloutFailedError extends PermanentError {}
 class PodNotReadyError extends PermanentError {}
 class InternalError extends PermanentError {}
@@ -104,6 +116,21 @@ function podStartedButNeverReady(details) {
     && pod.containers.some((c) => !c.ready));
 }
 
+/**
+ * The adapter's `details.reason` for each ConfigurationError it finds in kubectl's answer
+ * (kubectl_adapter/kubectl/kubectl_errors.py): which part of the node's configuration is wrong.
+ */
+const CONFIGURATION_BY_REASON = {
+  'kubeconfig missing': KubeconfigNotFoundError,
+  'no kubeconfig: kubectl fell back to localhost:8080': KubeconfigNotFoundError,
+  'invalid kubeconfig': InvalidKubeconfigError,
+  'invalid kubeconfig or context': InvalidKubeconfigError,
+  'no current context in the kubeconfig': InvalidKubeconfigError,
+  'invalid client certificate or key in the kubeconfig': InvalidKubeconfigError,
+  'unknown context': ContextNotFoundError,
+  'TLS verification failed': TlsVerificationError,
+};
+
 /** Build the typed error for one `{"error": {...}}` document and the CLI's exit code. */
 function fromCliError(error, exitCode) {
   const type = (error && error.type) || 'InternalError';
@@ -117,8 +144,28 @@ function fromCliError(error, exitCode) {
     const Class = isOwnershipConflict(details) ? OwnershipConflictError : ApiConflictError;
     return new Class(type, message, details, exitCode);
   }
+  if (type === 'ConfigurationError' && CONFIGURATION_BY_REASON[details.reason]) {
+    return new CONFIGURATION_BY_REASON[details.reason](type, message, details, exitCode);
+  }
   const Class = BY_TYPE[type] || InternalError;
   return new Class(type, message, details, exitCode);
+}
+
+/**
+ * A typed failure as plain data for an HTTP answer or a form (Manager's connection test):
+ * the class name, CLI type, the adapter's reason and its message. The adapter redacts
+ * tokens, keys and certificates from messages; details (kubectl's command line, stderr) are
+ * left out all the same, and an error that is not an AdapterError says only its message.
+ */
+function toPlain(error) {
+  if (!(error instanceof AdapterError)) return { name: 'Error', type: null, reason: null, message: String(error && error.message), retryable: false };
+  return {
+    name: error.name,
+    type: error.type,
+    reason: error.details.reason || null,
+    message: error.message,
+    retryable: error.retryable,
+  };
 }
 
 /** The CLI's exit code for each error type (docs/cli.md), for errors built from a snapshot. */
@@ -159,10 +206,15 @@ module.exports = {
   ForbiddenError,
   OwnershipConflictError,
   ConfigurationError,
+  KubeconfigNotFoundError,
+  InvalidKubeconfigError,
+  ContextNotFoundError,
+  TlsVerificationError,
   RolloutFailedError,
   PodNotReadyError,
   InternalError,
   EXIT_CODES,
+  toPlain,
   fromCliError,
   fromUnknownSnapshot,
   invalidInput,

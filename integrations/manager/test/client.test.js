@@ -28,10 +28,22 @@ const CREATE = {
 };
 const PID = `${NS}/web-42`;
 
-test('constructor refuses a node without id, name or a valid namespace', () => {
-  assert.throws(() => new KubernetesApi({ name: 'k', namespace: NS }), errors.InvalidInputError);
-  assert.throws(() => new KubernetesApi({ id: 1, namespace: NS }), errors.InvalidInputError);
-  assert.throws(() => new KubernetesApi({ id: 1, name: 'k', namespace: 'Not_A_Label' }), errors.InvalidInputError);
+test('constructor refuses a node without id or name, or with a kubeNamespace that is no DNS label', () => {
+  assert.throws(() => new KubernetesApi({ name: 'k', kubeNamespace: NS }), errors.InvalidInputError);
+  assert.throws(() => new KubernetesApi({ id: 1, kubeNamespace: NS }), errors.InvalidInputError);
+  assert.throws(() => new KubernetesApi({ id: 1, name: 'k', kubeNamespace: 'Not_A_Label' }),
+    (e) => e instanceof errors.InvalidInputError && e.details.field === 'kubeNamespace');
+});
+
+test('the node\'s fields are #459\'s: kubeconfigPath, kubeContext, kubeNamespace (default "default")', () => {
+  const bare = new KubernetesApi({ id: 1, name: 'k' });
+  assert.deepEqual(bare.cli.globalArgs, ['-n', 'default', '--node-id', '1']);
+  assert.equal(bare.providerId('default/web-1'), 'default/web-1');
+  for (const unset of [null, '']) {
+    assert.deepEqual(new KubernetesApi({ id: 1, name: 'k', kubeNamespace: unset }).cli.globalArgs.slice(0, 2), ['-n', 'default']);
+  }
+  const full = new KubernetesApi({ id: 2, name: 'k', kubeconfigPath: '/etc/manager/k.kubeconfig', kubeContext: 'prod', kubeNamespace: 'apps' });
+  assert.deepEqual(full.cli.globalArgs, ['--context', 'prod', '--kubeconfig', '/etc/manager/k.kubeconfig', '-n', 'apps', '--node-id', '2']);
 });
 
 test('capabilities: a constant of the node type, the adapter\'s document plus the client\'s keys', STEP, async () => {
@@ -56,13 +68,13 @@ test('capabilities: a constant of the node type, the adapter\'s document plus th
 });
 
 test('the node\'s waitTimeout is the adapter\'s --timeout; the process bound stays above it', () => {
-  const api = new KubernetesApi({ id: 1, name: 'k', namespace: NS, waitTimeout: 45 });
+  const api = new KubernetesApi({ id: 1, name: 'k', kubeNamespace: NS, waitTimeout: 45 });
   assert.deepEqual(api.cli.globalArgs.slice(-2), ['--timeout', '45']);
   assert.equal(api.cli.processTimeoutMs, 15 * 60 * 1000);
-  assert.equal(new KubernetesApi({ id: 1, name: 'k', namespace: NS, waitTimeout: 3600 }).cli.processTimeoutMs, (7200 + 180) * 1000);
-  assert.ok(!new KubernetesApi({ id: 1, name: 'k', namespace: NS }).cli.globalArgs.includes('--timeout'));
+  assert.equal(new KubernetesApi({ id: 1, name: 'k', kubeNamespace: NS, waitTimeout: 3600 }).cli.processTimeoutMs, (7200 + 180) * 1000);
+  assert.ok(!new KubernetesApi({ id: 1, name: 'k', kubeNamespace: NS }).cli.globalArgs.includes('--timeout'));
   for (const bad of [0, -1, 1.5, 86401, 'soon']) {
-    assert.throws(() => new KubernetesApi({ id: 1, name: 'k', namespace: NS, waitTimeout: bad }),
+    assert.throws(() => new KubernetesApi({ id: 1, name: 'k', kubeNamespace: NS, waitTimeout: bad }),
       (e) => e instanceof errors.InvalidInputError && e.details.field === 'waitTimeout', String(bad));
   }
 });
@@ -171,11 +183,85 @@ test('an unreachable API is a retryable UnavailableError', STEP, async () => {
   const text = fs.readFileSync(cluster.kubeconfig, 'utf8');
   const refused = text.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:1');
   assert.notEqual(refused, text);
-  const kubeconfig = path.join(cluster.tmp, 'refused.kubeconfig');
-  fs.writeFileSync(kubeconfig, refused);
-  const api = client({ kubeconfig });
+  const kubeconfigPath = path.join(cluster.tmp, 'refused.kubeconfig');
+  fs.writeFileSync(kubeconfigPath, refused);
+  const api = client({ kubeconfigPath });
   await assert.rejects(api.clusterResources('lxc'), (e) => e instanceof errors.UnavailableError && e.retryable && e.exitCode === 8);
   await assert.rejects(api.lxcConfig('k8s-1', PID), (e) => e instanceof errors.UnavailableError);
+});
+
+test('nodes: the cluster\'s nodes with Ready and their internal and external IPs', STEP, async () => {
+  const nodes = await client().nodes();
+  assert.equal(nodes.length, 1);
+  const [node] = nodes;
+  assert.equal(node.name, 'fake-node-1');
+  assert.equal(node.ready, true);
+  assert.match(node.internalIp, /^\d+\.\d+\.\d+\.\d+$/);
+  assert.equal(node.externalIp, null);
+});
+
+// #460's failures, each typed, through the form's connection test (which runs `check`) and
+// a plain call; none of them may carry the kubeconfig's token or certificates.
+async function failures() {
+  const kubeconfig = fs.readFileSync(cluster.kubeconfig, 'utf8');
+  const secrets = [...kubeconfig.matchAll(/(?:token|certificate-authority-data|client-key-data): (\S+)/g)].map((m) => m[1]);
+  assert.ok(secrets.length >= 2, 'the fake kubeconfig has a token and a CA');
+  const write = (name, text) => {
+    const file = path.join(cluster.tmp, name);
+    fs.writeFileSync(file, text);
+    return file;
+  };
+  const refused = write('refused-460.kubeconfig', kubeconfig.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:1'));
+  const invalid = write('invalid-460.kubeconfig', `${kubeconfig}\n  this: [is not yaml`);
+  const wrongCa = path.join(cluster.tmp, 'wrong-ca.kubeconfig');
+  await cluster.writeWrongCaKubeconfig(wrongCa);
+  const nobody = await cluster.addUser('nobody', NS);
+  const revoked = await cluster.addUser('revoked', NS);
+  await cluster.revokeToken(revoked.token);
+  return {
+    secrets,
+    cases: [
+      ['kubeconfig not found', { kubeconfigPath: path.join(cluster.tmp, 'no-such.kubeconfig') }, errors.KubeconfigNotFoundError, /kubeconfig not found: --kubeconfig \S+no-such\.kubeconfig/],
+      ['invalid kubeconfig', { kubeconfigPath: invalid }, errors.InvalidKubeconfigError, /error loading config file/],
+      ['context not found', { kubeContext: 'no-such-context' }, errors.ContextNotFoundError, /context "?no-such-context"?/],
+      ['API unreachable', { kubeconfigPath: refused }, errors.UnavailableError, /127\.0\.0\.1:1 was refused/],
+      ['unauthorized', { kubeContext: revoked.context }, errors.UnauthorizedError, /must be logged in/],
+      ['TLS verification', { kubeconfigPath: wrongCa }, errors.TlsVerificationError, /x509: certificate signed by unknown authority/],
+    ],
+    nobody,
+  };
+}
+
+test('#460\'s connection failures are typed, through check() and a read, and carry no secret', STEP, async () => {
+  const { secrets, cases, nobody } = await failures();
+  for (const [what, node, Class, message] of cases) {
+    const api = client(node);
+    await assert.rejects(api.check(), (e) => e instanceof Class && message.test(e.message), what);
+    await assert.rejects(api.nodes(), (e) => e instanceof Class, `${what}: nodes`);
+    const tested = await api.connectionTest();
+    assert.equal(tested.ok, false, what);
+    assert.equal(tested.error.name, Class.name, what);
+    assert.equal(tested.error.retryable, Class === errors.UnavailableError, what);
+    const shown = JSON.stringify(tested);
+    for (const secret of secrets) assert.ok(!shown.includes(secret), `${what}: a secret of the kubeconfig in ${shown}`);
+  }
+  // Forbidden: the check names every permission RBAC denies; a read is a ForbiddenError.
+  const forbidden = client({ kubeContext: nobody.context });
+  const tested = await forbidden.connectionTest();
+  assert.equal(tested.ok, false);
+  assert.equal(tested.error, null);
+  assert.ok(tested.check.missingPermissions.includes('patch deployments (apps)'), tested.check.missingPermissions.join(', '));
+  await assert.rejects(forbidden.nodes(), (e) => e instanceof errors.ForbiddenError && /cannot list resource "nodes"/.test(e.message));
+  await assert.rejects(forbidden.clusterResources('lxc'), errors.ForbiddenError);
+  assert.ok(!JSON.stringify(tested).includes(nobody.token));
+});
+
+test('connectionTest of a working node: the check passed and the node list', STEP, async () => {
+  const tested = await client().connectionTest();
+  assert.equal(tested.ok, true);
+  assert.equal(tested.error, null);
+  assert.equal(tested.check.namespace, NS);
+  assert.deepEqual(tested.nodes.map((n) => [n.name, n.ready]), [['fake-node-1', true]]);
 });
 
 test('a missing adapter executable is a ConfigurationError, not a crash', async () => {

@@ -21,6 +21,15 @@ const TABLE = [
   ['Timeout', 7, {}, errors.WaitTimeoutError, true],
   ['Unavailable', 8, {}, errors.UnavailableError, true],
   ['ConfigurationError', 9, {}, errors.ConfigurationError, false],
+  // #460's configuration failures, told apart by the adapter's details.reason.
+  ['ConfigurationError', 9, { reason: 'kubeconfig missing', kubeconfig: '--kubeconfig /k' }, errors.KubeconfigNotFoundError, false],
+  ['ConfigurationError', 9, { reason: 'no kubeconfig: kubectl fell back to localhost:8080' }, errors.KubeconfigNotFoundError, false],
+  ['ConfigurationError', 9, { reason: 'invalid kubeconfig' }, errors.InvalidKubeconfigError, false],
+  ['ConfigurationError', 9, { reason: 'no current context in the kubeconfig' }, errors.InvalidKubeconfigError, false],
+  ['ConfigurationError', 9, { reason: 'invalid client certificate or key in the kubeconfig' }, errors.InvalidKubeconfigError, false],
+  ['ConfigurationError', 9, { reason: 'unknown context' }, errors.ContextNotFoundError, false],
+  ['ConfigurationError', 9, { reason: 'TLS verification failed' }, errors.TlsVerificationError, false],
+  ['ConfigurationError', 9, { reason: 'kubectl not found' }, errors.ConfigurationError, false],
   ['RolloutFailed', 10, { pods: [] }, errors.RolloutFailedError, false],
   ['Interrupted', 130, { signal: 'SIGINT' }, errors.InterruptedError, true],
   ['Interrupted', 143, { signal: 'SIGTERM' }, errors.InterruptedError, true],
@@ -94,4 +103,15 @@ test('a Timeout is permanent only when its Pod started and never became ready', 
     assert.ok(starting instanceof errors.WaitTimeoutError, String(starting.constructor.name));
     assert.equal(starting.retryable, true);
   }
+});
+
+test('toPlain: what a form shows of a failure, without kubectl\'s command line or stderr', () => {
+  const details = { reason: 'TLS verification failed', command: 'kubectl --kubeconfig /k get nodes', stderr: 'token: s3cr3t' };
+  const tls = errors.fromCliError({ type: 'ConfigurationError', message: 'x509: certificate signed by unknown authority', details }, 9);
+  assert.deepEqual(errors.toPlain(tls), {
+    name: 'TlsVerificationError', type: 'ConfigurationError', reason: 'TLS verification failed',
+    message: 'x509: certificate signed by unknown authority', retryable: false,
+  });
+  assert.equal(errors.toPlain(errors.fromCliError({ type: 'Unavailable', message: 'refused' }, 8)).retryable, true);
+  assert.deepEqual(errors.toPlain(new TypeError('boom')), { name: 'Error', type: null, reason: null, message: 'boom', retryable: false });
 });

@@ -102,6 +102,35 @@ class FakeCluster {
     return this.control({ op: 'downAfter', method, pathRegex });
   }
 
+  /** A user the API server knows, with no RBAC at all: `{token, context}` (context in the kubeconfig). */
+  addUser(name, namespace = null) {
+    return this.control({ op: 'addUser', name, namespace });
+  }
+
+  /** The API server no longer accepts this token (401). */
+  revokeToken(token) {
+    return this.control({ op: 'revokeToken', token });
+  }
+
+  /** Write a copy of the kubeconfig trusting another CA than the one that signed the server's certificate. */
+  writeWrongCaKubeconfig(file) {
+    return this.control({ op: 'wrongCaKubeconfig', path: file });
+  }
+
+  /** Change a Deployment the way an operator's kubectl would (kubectl set image, field manager kubectl-set). */
+  setImage(providerId, image) {
+    const [namespace, name] = providerId.split('/');
+    return new Promise((resolve, reject) => {
+      execFile(
+        'kubectl',
+        ['--kubeconfig', this.kubeconfig, '--context', this.context, '--cache-dir', this.freshCache(),
+          '-n', namespace, 'set', 'image', `deployment/${name}`, `main=${image}`],
+        { timeout: 30_000 },
+        (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout)),
+      );
+    });
+  }
+
   /** The stored Deployment's metadata.uid (null when there is none). */
   async deploymentUid(providerId) {
     const [namespace, name] = providerId.split('/');
@@ -137,8 +166,8 @@ class FakeCluster {
   /** The Manager Node row a Kubernetes node of this cluster would have (waits bounded at 30 s). */
   node(overrides = {}) {
     return {
-      id: 7, name: 'k8s-1', nodeType: 'kubernetes', siteId: 1, kubeconfig: this.kubeconfig, context: this.context,
-      namespace: this.namespace, waitTimeout: 30, ...overrides,
+      id: 7, name: 'k8s-1', nodeType: 'kubernetes', siteId: 1, kubeconfigPath: this.kubeconfig, kubeContext: this.context,
+      kubeNamespace: this.namespace, waitTimeout: 30, ...overrides,
     };
   }
 

@@ -12,6 +12,12 @@ per request line on stdin until stdin closes:
     {"op": "downAfter", "method": "PATCH", "pathRegex": "deployments/web$"}
                                      the API goes down right after the next matching request
                                      is answered (e.g. kubectl apply's)
+    {"op": "addUser", "name": "bob", "namespace": "ns"} -> {"ok": true, "token", "context"}
+                                     a user with no RBAC, and a context for it in the kubeconfig
+    {"op": "revokeToken", "token": "..."}   that token is refused (401) from now on
+    {"op": "wrongCaKubeconfig", "path": "/tmp/x"}
+                                     write a copy of the kubeconfig whose CA did not sign the
+                                     server's certificate (kubectl: x509 unknown authority)
 
 ``--node-cpu``/``--node-memory`` size the one fake node (default 4 CPUs, 8Gi).
 """
@@ -19,11 +25,15 @@ per request line on stdin until stdin closes:
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 import threading
 from pathlib import Path
 from typing import Any
+
+import trustme
+import yaml
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
@@ -57,6 +67,20 @@ def answer(fc: FakeCluster, request: dict[str, Any]) -> dict[str, Any]:
             method=request.get("method"),
             path_regex=request.get("pathRegex"),
         )
+        return {"ok": True}
+    if op == "addUser":
+        token = fc.add_user(request["name"])
+        context = fc.add_user_context(request["name"], token, namespace=request.get("namespace"))
+        return {"ok": True, "token": token, "context": context}
+    if op == "revokeToken":
+        fc.revoke_token(request["token"])
+        return {"ok": True}
+    if op == "wrongCaKubeconfig":
+        config = yaml.safe_load(Path(fc.kubeconfig).read_text(encoding="utf-8"))
+        other = base64.b64encode(trustme.CA().cert_pem.bytes()).decode()
+        for cluster in config["clusters"]:
+            cluster["cluster"]["certificate-authority-data"] = other
+        Path(request["path"]).write_text(yaml.safe_dump(config), encoding="utf-8")
         return {"ok": True}
     if op == "deploymentUid":
         found = fc.get("deployments", request["namespace"], request["name"])

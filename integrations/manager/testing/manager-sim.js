@@ -100,6 +100,76 @@ function parseArgs(argv) {
   return args;
 }
 
+/** Node types Manager accepts; `kubernetes` is new (#459). */
+const NODE_TYPES = ['proxmox', 'docker', 'dummy', 'kubernetes'];
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+function blank(value) {
+  return value === undefined || value === null || value === '';
+}
+
+/**
+ * routers/api/v1/nodes.js validateNodeInput as changed: the type, and #459's fields for a
+ * Kubernetes node (kubeNamespace defaulting to `default`, kubeconfigPath a file path and never
+ * a kubeconfig's content, kubeContext one name, waitTimeout whole seconds 1-86400). Other
+ * types store none of them. Answers the values to store, or throws a 400.
+ */
+function validateNodeInput(body) {
+  const nodeType = body.nodeType || 'proxmox';
+  if (!NODE_TYPES.includes(nodeType)) {
+    throw new RouteError(400, 'invalid_node_type', 'Node type must be proxmox, docker, dummy, or kubernetes');
+  }
+  const values = {
+    nodeType, apiUrl: body.apiUrl || null, tokenId: body.tokenId || null, secret: body.secret || null,
+    kubeconfigPath: null, kubeContext: null, kubeNamespace: null, waitTimeout: null,
+  };
+  if (nodeType !== 'kubernetes') return values;
+  const { kubeconfigPath, kubeContext, kubeNamespace, waitTimeout } = body;
+  if (!blank(kubeconfigPath)) {
+    if (typeof kubeconfigPath !== 'string' || !kubeconfigPath.startsWith('/') || kubeconfigPath.length > 1024 || /[\0-\x1f]/.test(kubeconfigPath)) {
+      throw new RouteError(400, 'invalid_kubeconfig_path', 'kubeconfigPath must be an absolute file path on the Manager host (at most 1024 characters); paste the kubeconfig into a file, never into this field');
+    }
+    values.kubeconfigPath = kubeconfigPath;
+  }
+  if (!blank(kubeContext)) {
+    if (typeof kubeContext !== 'string' || kubeContext.length > 253 || /[\s\0-\x1f]/.test(kubeContext)) {
+      throw new RouteError(400, 'invalid_kube_context', 'kubeContext must be one context name of the kubeconfig');
+    }
+    values.kubeContext = kubeContext;
+  }
+  values.kubeNamespace = blank(kubeNamespace) ? 'default' : kubeNamespace;
+  if (typeof values.kubeNamespace !== 'string' || !DNS_LABEL.test(values.kubeNamespace)) {
+    throw new RouteError(400, 'invalid_kube_namespace', 'kubeNamespace must be a DNS-1123 label (lower-case letters, digits and -, at most 63)');
+  }
+  if (!blank(waitTimeout)) {
+    const seconds = Number(waitTimeout);
+    if (!Number.isInteger(seconds) || seconds < 1 || seconds > 86400) {
+      throw new RouteError(400, 'invalid_wait_timeout', 'waitTimeout must be whole seconds from 1 to 86400');
+    }
+    values.waitTimeout = seconds;
+  }
+  return values;
+}
+
+/**
+ * routers/api/v1/nodes.js serialize as changed: #459's fields beside today's. The kubeconfig is
+ * a path on the Manager host; its content is never read by Manager, so it cannot be answered.
+ */
+function serializeNode(n) {
+  return {
+    id: n.id, name: n.name, nodeType: n.nodeType, siteId: n.siteId, apiUrl: n.apiUrl || null, tokenId: n.tokenId || null,
+    hasSecret: !!n.secret, kubeconfigPath: n.kubeconfigPath || null, kubeContext: n.kubeContext || null,
+    kubeNamespace: n.kubeNamespace || null, waitTimeout: n.waitTimeout || null,
+  };
+}
+
+/** The drift Manager shows for a row: its clusterResources entry's, when the node reports one. */
+function driftOf(row, snapshot) {
+  const found = row.containerId && snapshot.ok ? snapshot.data.find((r) => String(r.vmid) === String(row.containerId)) : null;
+  if (!found || !found.drift || found.drift.state === 'unknown') return null;
+  return { state: found.drift.state, summary: found.drift.summary, changes: found.drift.changes };
+}
+
 /** Manager's defaults when no resource request was approved (bin/create-container.js L246-L247). */
 const RESOURCE_DEFAULTS = Object.freeze({ cpus: 4, memory: 4096 });
 
@@ -160,6 +230,65 @@ class ManagerSim {
     });
   }
 
+  // -- models/node.js and routers/api/v1/nodes.js as changed (#459's node) --------------------
+
+  /**
+   * Node#hasApiAccess(): what Node#api() needs. A Kubernetes node needs nothing stored: with
+   * no kubeconfigPath kubectl reads the job runner's own kubeconfig, and kubeNamespace
+   * defaults to `default`.
+   */
+  hasApiAccess(node) {
+    if (node.nodeType === 'kubernetes' || node.nodeType === 'dummy') return true;
+    if (node.nodeType === 'docker') return !!node.apiUrl;
+    return !!(node.apiUrl && node.tokenId && node.secret);
+  }
+
+  /** Node.provisionableWhere() as a predicate: the rows POST /containers may place a container on. */
+  provisionable(node) {
+    return this.hasApiAccess(node);
+  }
+
+  /** POST /sites/:siteId/nodes: validated, stored, answered serialized (201). */
+  postNode(siteId, body = {}) {
+    const values = validateNodeInput(body);
+    const node = { id: this.nodes.reduce((max, n) => Math.max(max, n.id), 0) + 1, name: body.name, siteId, ...values };
+    this.nodes.push(node);
+    return { status: 201, body: serializeNode(node) };
+  }
+
+  /** PUT /sites/:siteId/nodes/:id: the same validation against the stored type (200). */
+  putNode(id, body = {}) {
+    const node = this.node(id);
+    if (!node) throw new RouteError(404, 'not_found', 'Node not found');
+    const values = validateNodeInput({ ...body, nodeType: body.nodeType || node.nodeType });
+    if (!values.secret) delete values.secret; // blank keeps the stored secret, as today
+    Object.assign(node, { name: body.name || node.name }, values);
+    return { status: 200, body: serializeNode(node) };
+  }
+
+  /** GET /sites/:siteId/nodes/:id */
+  getNode(id) {
+    const node = this.node(id);
+    if (!node) throw new RouteError(404, 'not_found', 'Node not found');
+    return { status: 200, body: serializeNode(node) };
+  }
+
+  /**
+   * POST /sites/:siteId/nodes/test-connection: the node form's "Test connection" button, for
+   * the values in the form (saved or not). Validated like a create; the client's
+   * connectionTest() runs the adapter's `check` (and `nodes` when it passed) and always
+   * answers 200 with `{ok, check, nodes, error}`; only Kubernetes nodes have one.
+   */
+  async testNodeConnection(siteId, body = {}) {
+    const values = validateNodeInput(body);
+    if (values.nodeType !== 'kubernetes') {
+      throw new RouteError(400, 'connection_test_unsupported', 'Only Kubernetes nodes have a connection test');
+    }
+    const node = { id: body.id || 0, name: body.name || 'new-node', siteId, ...values };
+    const client = this.clients[node.nodeType].create(node);
+    return { status: 200, body: await client.connectionTest() };
+  }
+
   // -- routes ---------------------------------------------------------------------------------
 
   /**
@@ -169,7 +298,7 @@ class ManagerSim {
    */
   async postContainer({ hostname, template, siteId = 1, services = [], environmentVars = null, entrypoint = null, username = 'alice' }) {
     const count = (node) => [...this.containers.rows.values()].filter((r) => r.nodeId === node.id).length;
-    const [node] = this.nodes.filter((n) => n.siteId === siteId).sort((a, b) => count(a) - count(b) || a.id - b.id);
+    const [node] = this.nodes.filter((n) => n.siteId === siteId && this.provisionable(n)).sort((a, b) => count(a) - count(b) || a.id - b.id);
     if (!node) throw new RouteError(409, 'no_node', 'No provisionable nodes available in this site');
     const caps = this.nodeCapabilities(node);
     if (!caps.stableIpAddress && services.some((s) => s.type !== 'srv')) {
@@ -343,8 +472,19 @@ class ManagerSim {
 
   // -- status ---------------------------------------------------------------------------------
 
-  /** utils/container-status.js for every row: one clusterResources('lxc') per node. */
+  /** utils/container-status.js computeContainerStatuses: container ID -> status string, as today. */
   async statuses() {
+    const states = await this.containerStates();
+    return new Map([...states].map(([id, state]) => [id, state.status]));
+  }
+
+  /**
+   * computeContainerStates (new beside computeContainerStatuses): container ID -> `{status,
+   * drift}` from the same one clusterResources('lxc') per node. `drift` is `{state, summary,
+   * changes}` when the node reports drift (Kubernetes), else null (Proxmox, Docker, Dummy, or
+   * a node that could not be asked).
+   */
+  async containerStates() {
     const result = new Map();
     for (const node of this.nodes) {
       const rows = [...this.containers.rows.values()].filter((r) => r.nodeId === node.id);
@@ -355,9 +495,21 @@ class ManagerSim {
       } catch (err) {
         snapshot = { ok: false, data: null, error: err };
       }
-      for (const row of rows) result.set(row.id, this.decide(row, snapshot));
+      for (const row of rows) result.set(row.id, { status: this.decide(row, snapshot), drift: driftOf(row, snapshot) });
     }
     return result;
+  }
+
+  /**
+   * GET /containers as changed: each container's JSON gains `drift` beside `status`, so the
+   * list can badge "Changed outside Manager" with the summary as its tooltip.
+   */
+  async listContainers() {
+    const states = await this.containerStates();
+    return [...this.containers.rows.values()].map((row) => ({
+      id: row.id, hostname: row.hostname, nodeId: row.nodeId, containerId: row.containerId,
+      status: states.get(row.id).status, drift: states.get(row.id).drift,
+    }));
   }
 
   /** The clusterResources entry for a row, when its node answered and has it. */
@@ -381,4 +533,6 @@ class ManagerSim {
   }
 }
 
-module.exports = { ManagerSim, ContainerTable, RouteError, UniqueConstraintError, parseArgs, RESOURCE_DEFAULTS };
+module.exports = {
+  ManagerSim, ContainerTable, RouteError, UniqueConstraintError, parseArgs, RESOURCE_DEFAULTS, validateNodeInput, serializeNode,
+};
