@@ -18,7 +18,7 @@ from .api import Api
 from .controller import Controller
 from .defaults import apply_defaults
 from .faults import FailRule, Faults, Hook, RequestLog, RequestRecord
-from .kubelet import BEHAVIOURS, Node
+from .kubelet import BEHAVIOURS, Node, parse_stop_delay
 from .rbac import ADMIN, Authorizer, UserInfo, service_account_user
 from .resources import info_for_object
 from .selectors import object_filter
@@ -299,6 +299,23 @@ class FakeCluster:
         if behaviour not in BEHAVIOURS:
             raise ValueError(f"behaviour must be one of {BEHAVIOURS}")
         self.controller.kubelet.overrides[image_substring] = behaviour
+
+    def set_stop_delay(self, image_substring: str, seconds: float | str | None) -> None:
+        """Containers whose image contains `image_substring` take `seconds` to stop once their
+        Pod is deleted (``"grace"``: they ignore SIGTERM and are killed, exit 137, when the
+        Pod's grace period ends); None removes the rule. Other Pods take termination_delay."""
+        if seconds is None:
+            self.controller.kubelet.stop_delays.pop(image_substring, None)
+            return
+        self.controller.kubelet.stop_delays[image_substring] = parse_stop_delay(seconds)
+
+    def set_pod_stop_delay(self, namespace: str, name: str, seconds: float | str | None) -> None:
+        """Like set_stop_delay, for one Pod (it wins over the image rules)."""
+        key = (namespace, name)
+        if seconds is None:
+            self.controller.kubelet.pod_stop_delays.pop(key, None)
+            return
+        self.controller.kubelet.pod_stop_delays[key] = parse_stop_delay(seconds)
 
     def evict_pod(
         self,

@@ -166,6 +166,15 @@ class Controller:
             if md.get("deletionTimestamp"):
                 if resource == "pods" and grace == 0:
                     return self.store.remove(resource, namespace, name) or obj, False
+                if (
+                    resource == "pods"
+                    and grace is not None
+                    and grace < int(md.get("deletionGracePeriodSeconds") or 0)
+                ):
+                    # The API server shortens a running graceful deletion, never lengthens it.
+                    md["deletionTimestamp"] = now_rfc3339(grace)
+                    md["deletionGracePeriodSeconds"] = grace
+                    return self.store.replace(resource, obj), True
                 return obj, True
             if propagation == "Orphan":
                 self._orphan(md["uid"], namespace)

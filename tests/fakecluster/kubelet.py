@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import math
 import re
 import time
 import uuid
@@ -17,6 +18,9 @@ from .timeutil import now_rfc3339
 OK, PULL_ERROR, CRASH, OOM, NEVER_READY = "ok", "pull_error", "crash", "oom", "never_ready"
 BEHAVIOURS = (OK, PULL_ERROR, CRASH, OOM, NEVER_READY)
 TERMINAL = ("Succeeded", "Failed")
+# A stop delay that outlasts any grace period: the container ignores SIGTERM and is killed
+# (exit 137) when its Pod's grace period ends.
+WHOLE_GRACE = math.inf
 
 
 def parse_cpu(q: Any) -> int:
@@ -117,6 +121,9 @@ class PodSim:
     due: float = 0.0
     restarts: int = 0
     deleting_since: float | None = None
+    # When the kubelet kills what still runs (deletion + grace, shortened by a later DELETE).
+    kill_at: float = math.inf
+    grace_seen: int | None = None
     started_at: str = ""
     container_ids: dict[str, str] = field(default_factory=dict)
 
@@ -127,6 +134,16 @@ def _env(c: dict[str, Any]) -> dict[str, str]:
         for e in c.get("env") or []
         if isinstance(e, dict)
     }
+
+
+def parse_stop_delay(value: str | float) -> float:
+    """``FAKE_STOP_SECONDS``: seconds, or ``grace`` for a container that ignores SIGTERM."""
+    if value == "grace":
+        return WHOLE_GRACE
+    seconds = float(value)
+    if seconds < 0 or math.isnan(seconds):
+        raise ValueError(f"a stop delay is >= 0 seconds or 'grace', not {value!r}")
+    return seconds
 
 
 def classify_container(c: dict[str, Any], overrides: dict[str, str]) -> str:
@@ -201,6 +218,10 @@ class Kubelet:
         self.ready_delay = ready_delay
         self.termination_delay = termination_delay
         self.overrides: dict[str, str] = {}
+        # How long containers take to stop once their Pod is deleted (default:
+        # termination_delay): by image substring, and by Pod (namespace, name).
+        self.stop_delays: dict[str, float] = {}
+        self.pod_stop_delays: dict[tuple[str, str], float] = {}
         self.sims: dict[str, PodSim] = {}
         self._ip = 0
 
@@ -337,11 +358,9 @@ class Kubelet:
             live.add(uid)
             sim = self._sim(pod)
             if pod["metadata"].get("deletionTimestamp"):
-                if sim.deleting_since is None:
-                    sim.deleting_since = now
-                due = sim.deleting_since + self.termination_delay
+                due = self._stop_due(pod, sim, now)
                 if now >= due:
-                    self.store.remove("pods", pod["metadata"]["namespace"], pod["metadata"]["name"])
+                    self._terminate(pod, sim, killed=now >= sim.kill_at)
                     continue
                 next_due = _min(next_due, due)
                 continue
@@ -367,6 +386,100 @@ class Kubelet:
             if uid not in live:
                 del self.sims[uid]
         return next_due
+
+    # -- graceful deletion -------------------------------------------------
+    def stop_delay(self, pod: dict[str, Any]) -> float:
+        """How long this Pod's containers take to stop after SIGTERM (the slowest decides)."""
+        md = pod["metadata"]
+        by_pod = self.pod_stop_delays.get((md["namespace"], md["name"]))
+        if by_pod is not None:
+            return by_pod
+        delays = []
+        for c in pod["spec"].get("containers") or []:
+            image = str(c.get("image", ""))
+            found = next((d for pat, d in self.stop_delays.items() if pat in image), None)
+            env = _env(c).get("FAKE_STOP_SECONDS")
+            if found is None and env is not None:
+                found = parse_stop_delay(env)
+            delays.append(self.termination_delay if found is None else found)
+        return max(delays, default=self.termination_delay)
+
+    def _stop_due(self, pod: dict[str, Any], sim: PodSim, now: float) -> float:
+        """When a deleted Pod's containers have stopped: their stop delay after the kubelet
+        saw the deletion, at the latest when the grace period ends (SIGKILL)."""
+        md = pod["metadata"]
+        grace = int(md.get("deletionGracePeriodSeconds") or 0)
+        if sim.deleting_since is None:
+            sim.deleting_since = now
+        if sim.grace_seen != grace:
+            # A second DELETE may shorten the grace period: it counts from that DELETE.
+            sim.grace_seen = grace
+            sim.kill_at = min(sim.kill_at, now + grace)
+        if pod["status"].get("phase") in TERMINAL or not any(
+            "running" in (cs.get("state") or {})
+            for cs in pod["status"].get("containerStatuses") or []
+        ):
+            delay = self.termination_delay  # nothing runs: only the sandbox to tear down
+        else:
+            delay = self.stop_delay(pod)
+        return min(sim.deleting_since + delay, sim.kill_at)
+
+    def _terminate(self, pod: dict[str, Any], sim: PodSim, *, killed: bool) -> None:
+        """The containers have stopped: like the kubelet since 1.27, give the Pod its terminal
+        phase (Succeeded when every container exited 0, else Failed), then delete it."""
+        md = pod["metadata"]
+        ns, name = md["namespace"], md["name"]
+        if pod["status"].get("phase") not in TERMINAL and pod["spec"].get("nodeName"):
+            new = copy.deepcopy(pod)
+            st = new["status"]
+            now = now_rfc3339()
+            failed = False
+            for cs in st.get("containerStatuses") or []:
+                state = cs.get("state") or {}
+                if "terminated" in state:
+                    failed = failed or state["terminated"].get("exitCode") != 0
+                    continue
+                running = state.get("running")
+                if running is None:
+                    # Never started: the kubelet reports it as it does a container it removed
+                    # before it ran.
+                    cs["state"] = {
+                        "terminated": {
+                            "exitCode": 137,
+                            "reason": "ContainerStatusUnknown",
+                            "message": "The container could not be located when the pod was "
+                            "terminated",
+                        }
+                    }
+                    failed = True
+                else:
+                    code = 137 if killed else 0
+                    failed = failed or bool(code)
+                    cs["state"] = {
+                        "terminated": {
+                            "exitCode": code,
+                            "reason": "Error" if code else "Completed",
+                            "startedAt": running.get("startedAt"),
+                            "finishedAt": now,
+                            "containerID": cs.get("containerID", ""),
+                        }
+                    }
+                cs["ready"], cs["started"] = False, False
+            st["phase"] = "Failed" if failed else "Succeeded"
+            why = "PodFailed" if failed else "PodCompleted"
+            conds = []
+            for c in st.get("conditions") or []:
+                c = dict(c)
+                if c["type"] == "PodReadyToStartContainers":
+                    c = _flip(c, False, now)
+                elif c["type"] in ("Ready", "ContainersReady"):
+                    c = _flip(c, False, now)
+                    c["reason"] = why
+                    c.pop("message", None)
+                conds.append(c)
+            st["conditions"] = conds
+            self.store.replace("pods", new, manager="kubelet", subresource="status")
+        self.store.remove("pods", ns, name)
 
     def _advance(self, pod: dict[str, Any], sim: PodSim) -> None:
         containers = pod["spec"].get("containers") or []
