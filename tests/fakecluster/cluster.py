@@ -22,7 +22,7 @@ from .kubelet import BEHAVIOURS, Node, parse_stop_delay
 from .rbac import ADMIN, Authorizer, UserInfo, service_account_user
 from .resources import info_for_object
 from .selectors import object_filter
-from .server import ServerState, _Server, make_server
+from .server import CLOSE, EXPIRE, RESET, ServerState, _Server, make_server
 from .timeutil import now_rfc3339
 from .tls import KubeconfigWriter, Tls
 
@@ -430,6 +430,8 @@ class FakeCluster:
 
     def clear_faults(self) -> None:
         self.faults.clear()
+        with self._state.watches.lock:
+            self._state.watches.expire_next = 0
 
     def down(self) -> None:
         """Stop listening (connection refused) and drop open connections."""
@@ -439,6 +441,55 @@ class FakeCluster:
         """Listen again on the same port."""
         if self._httpd is None:
             self._listen()
+
+    def restart(self, seconds: float) -> threading.Thread:
+        """An API server restart: ``down()`` now (every connection and watch dropped,
+        connections refused), ``up()`` on the same port after ``seconds``. Returns the
+        thread that brings it up (``join()`` it to wait)."""
+        self.down()
+
+        def later() -> None:
+            time.sleep(seconds)
+            self.up()
+
+        thread = threading.Thread(target=later, name="fakecluster-restart", daemon=True)
+        thread.start()
+        return thread
+
+    def close_watches(self, path_regex: str | None = None) -> int:
+        """End the open watch streams (whose path matches) cleanly, as the API server does
+        when a watch's ``timeoutSeconds`` runs out: the last chunk, then the connection closes.
+        Returns how many."""
+        return self._cut_watches(CLOSE, path_regex)
+
+    def reset_watches(self, path_regex: str | None = None) -> int:
+        """Reset the connections of the open watches (TCP RST): the client reads
+        ``connection reset by peer`` mid-stream. Returns how many."""
+        return self._cut_watches(RESET, path_regex)
+
+    def expire_watches(
+        self, path_regex: str | None = None, *, open_ones: bool = True, next_ones: int = 0
+    ) -> int:
+        """Send a 410 Expired ERROR event (``too old resource version: X (Y)``), as the watch
+        cache does for a resourceVersion it no longer has, and end the stream: to the open
+        watches (``open_ones``) and to the next ``next_ones`` new watches, whose path matches.
+        Returns how many open watches were expired."""
+        w = self._state.watches
+        with w.lock:
+            w.expire_next = next_ones
+            w.expire_regex = re.compile(path_regex) if path_regex else None
+        return self._cut_watches(EXPIRE, path_regex) if open_ones else 0
+
+    def open_watches(self, path_regex: str | None = None) -> int:
+        """How many watch streams are open (whose path matches)."""
+        rx = re.compile(path_regex) if path_regex else None
+        with self._state.watches.lock:
+            return sum(1 for p in self._state.watches.paths.values() if not rx or rx.search(p))
+
+    def _cut_watches(self, how: str, path_regex: str | None) -> int:
+        n = self._state.watches.cut(how, path_regex)
+        self.store.touch()  # the streams wait on the store's condition: wake them
+        return n
 
     def black_hole(self, on: bool = True, path_regex: str | None = None) -> None:
         """Accept connections but never answer (only requests whose path matches
