@@ -48,11 +48,7 @@ def running_pod(fc: FakeCluster) -> dict[str, Any]:
 
 def pod_history(fc: FakeCluster, name: str, since_rv: int) -> list[tuple[str, dict[str, Any]]]:
     """Every watch event of one Pod after ``since_rv``: what a watching client saw."""
-    return [
-        (ev.type, ev.obj)
-        for ev in fc.store.events_after(since_rv) or []
-        if ev.resource == "pods" and ev.obj["metadata"]["name"] == name
-    ]
+    return [(t, o) for t, o in fc.history("pods", since=since_rv) if o["metadata"]["name"] == name]
 
 
 @needs_kubectl

@@ -511,6 +511,18 @@ class FakeCluster:
     def mark_available_times(self) -> dict[str, float]:
         return dict(self.controller.available_times)
 
+    def history(
+        self, resource: str, namespace: str | None = None, *, since: int | None = None
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Every change of ``resource`` objects (oldest first) as a watch from ``since`` (a
+        resourceVersion; None: the whole watch log) would see it: (ADDED|MODIFIED|DELETED,
+        object). Shows states a poll can miss, e.g. ErrImagePull before ImagePullBackOff."""
+        return [
+            (ev.type, copy.deepcopy(ev.obj))
+            for ev in self.store.log(since)
+            if ev.resource == resource and (namespace is None or ev.namespace == namespace)
+        ]
+
     def wait_for(self, predicate: Callable[[], T], timeout: float = 10.0, message: str = "") -> T:
         """Wait (on the store's condition variable) until `predicate()` is truthy."""
         deadline = time.monotonic() + timeout

@@ -11,13 +11,25 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from .container_errors import (
+    KNOB_CONFIG_MAP,
+    config_error,
+    invalid_image_message,
+    pull_message,
+    pull_reason,
+)
 from .events import EventRecorder
 from .store import Store
 from .timeutil import now_rfc3339
 
 OK, PULL_ERROR, CRASH, OOM, NEVER_READY = "ok", "pull_error", "crash", "oom", "never_ready"
-BEHAVIOURS = (OK, PULL_ERROR, CRASH, OOM, NEVER_READY)
+INVALID_IMAGE, CONFIG_ERROR = "invalid_image", "config_error"
+BEHAVIOURS = (OK, PULL_ERROR, CRASH, OOM, NEVER_READY, INVALID_IMAGE, CONFIG_ERROR)
+# Behaviours that keep a container from being created at all (it stays waiting).
+NOT_CREATED = (PULL_ERROR, INVALID_IMAGE, CONFIG_ERROR)
 TERMINAL = ("Succeeded", "Failed")
+# How often the kubelet retries a container it could not create for want of a ConfigMap/Secret.
+CONFIG_RETRY_SECONDS = 1.0
 # A stop delay that outlasts any grace period: the container ignores SIGTERM and is killed
 # (exit 137) when its Pod's grace period ends.
 WHOLE_GRACE = math.inf
@@ -126,6 +138,8 @@ class PodSim:
     grace_seen: int | None = None
     started_at: str = ""
     container_ids: dict[str, str] = field(default_factory=dict)
+    init_index: int = 0  # the init container running (or failing) now
+    target: str = ""  # the container that cannot be created (config error, bad image)
 
 
 def _env(c: dict[str, Any]) -> dict[str, str]:
@@ -151,6 +165,8 @@ def classify_container(c: dict[str, Any], overrides: dict[str, str]) -> str:
     for pattern, behaviour in overrides.items():
         if pattern in image:
             return behaviour
+    if invalid_image_message(image) is not None:
+        return INVALID_IMAGE
     env = _env(c)
     cmd = " ".join(str(x) for x in (c.get("command") or []) + (c.get("args") or []))
     if (
@@ -243,9 +259,17 @@ class Kubelet:
         return sim
 
     def _emit(
-        self, pod: dict[str, Any], etype: str, reason: str, msg: str, container: str = ""
+        self,
+        pod: dict[str, Any],
+        etype: str,
+        reason: str,
+        msg: str,
+        container: str = "",
+        *,
+        init: bool = False,
     ) -> None:
-        fp = f"spec.containers{{{container}}}" if container else ""
+        kind = "initContainers" if init else "containers"
+        fp = f"spec.{kind}{{{container}}}" if container else ""
         comp = "default-scheduler" if reason in ("Scheduled", "FailedScheduling") else "kubelet"
         host = pod["spec"].get("nodeName", "") if comp == "kubelet" else ""
         self.events.record(pod, etype, reason, msg, component=comp, host=host, field_path=fp)
@@ -307,6 +331,22 @@ class Kubelet:
         new["spec"]["nodeName"] = node.name
         now = now_rfc3339()
         names = [c["name"] for c in new["spec"].get("containers") or []]
+        inits = new["spec"].get("initContainers") or []
+        initialized: dict[str, Any] = {
+            "type": "Initialized",
+            "status": "True",
+            "lastProbeTime": None,
+            "lastTransitionTime": now,
+        }
+        if inits:
+            initialized.update(
+                status="False",
+                reason="ContainersNotInitialized",
+                message="containers with incomplete status: "
+                f"[{' '.join(c['name'] for c in inits)}]",
+            )
+        # The kubelet's default state for a container not created yet.
+        waiting = {"waiting": {"reason": "PodInitializing" if inits else "ContainerCreating"}}
         new["status"] = {
             "phase": "Pending",
             "conditions": [
@@ -316,12 +356,7 @@ class Kubelet:
                     "lastProbeTime": None,
                     "lastTransitionTime": now,
                 },
-                {
-                    "type": "Initialized",
-                    "status": "True",
-                    "lastProbeTime": None,
-                    "lastTransitionTime": now,
-                },
+                initialized,
                 _not_ready("Ready", names, now),
                 _not_ready("ContainersReady", names, now),
                 {
@@ -334,17 +369,16 @@ class Kubelet:
             "hostIP": node.ip,
             "hostIPs": [{"ip": node.ip}],
             "startTime": now,
-            "containerStatuses": [
-                _cstatus(c, {"waiting": {"reason": "ContainerCreating"}})
-                for c in new["spec"]["containers"]
-            ],
+            "containerStatuses": [_cstatus(c, waiting) for c in new["spec"]["containers"]],
             "qosClass": pod["status"].get("qosClass", qos_class(pod)),
         }
+        if inits:
+            new["status"]["initContainerStatuses"] = [_cstatus(c, waiting) for c in inits]
         self.store.replace("pods", new, manager="kube-scheduler", subresource="status")
         ns, name = new["metadata"]["namespace"], new["metadata"]["name"]
         self._emit(new, "Normal", "Scheduled", f"Successfully assigned {ns}/{name} to {node.name}")
         sim = self._sim(new)
-        sim.stage = "scheduled"
+        sim.stage = "init_next" if inits else "scheduled"
         sim.due = time.monotonic() + self.ready_delay
 
     # -- main loop ---------------------------------------------------------
@@ -481,31 +515,280 @@ class Kubelet:
             self.store.replace("pods", new, manager="kubelet", subresource="status")
         self.store.remove("pods", ns, name)
 
+    # -- containers that cannot be created ------------------------------------
+    def behaviour(self, c: dict[str, Any], namespace: str) -> str:
+        """``classify_container``, plus CreateContainerConfigError from the Pod's env."""
+        b = classify_container(c, self.overrides)
+        if b == OK and config_error(c, namespace, self.store.raw) is not None:
+            return CONFIG_ERROR
+        return b
+
+    def _config_message(self, c: dict[str, Any], namespace: str) -> str | None:
+        if classify_container(c, self.overrides) == CONFIG_ERROR:  # the knob
+            return f'configmap "{KNOB_CONFIG_MAP}" not found'
+        return config_error(c, namespace, self.store.raw)
+
+    def _not_created(
+        self, pod: dict[str, Any], sim: PodSim, c: dict[str, Any], behaviour: str, *, init: bool
+    ) -> tuple[str, float]:
+        """The kubelet cannot create ``c``: its waiting reason, message and events, as the
+        kubelet gives them. Returns the next stage and when it is due."""
+        name, image = c["name"], str(c.get("image", ""))
+        now_m, prefix = time.monotonic(), "init_" if init else ""
+        sim.target = name
+        if behaviour == PULL_ERROR:
+            self._emit(pod, "Normal", "Pulling", f'Pulling image "{image}"', name, init=init)
+            self._emit(pod, "Warning", "Failed", pull_message(image), name, init=init)
+            self._emit(pod, "Warning", "Failed", "Error: ErrImagePull", name, init=init)
+            waiting = {"reason": "ErrImagePull", "message": pull_reason(image)}
+            stage, due = "errimagepull", now_m + self.ready_delay * 0.5
+        elif behaviour == INVALID_IMAGE:
+            msg = invalid_image_message(image) or f'couldn\'t parse image name "{image}"'
+            self._emit(pod, "Warning", "InspectFailed", msg, name, init=init)
+            self._emit(pod, "Warning", "Failed", "Error: InvalidImageName", name, init=init)
+            waiting = {"reason": "InvalidImageName", "message": msg}
+            stage, due = "stuck", 0.0
+        else:
+            msg = self._config_message(c, pod["metadata"]["namespace"]) or ""
+            self._emit(
+                pod,
+                "Normal",
+                "Pulled",
+                f'Container image "{image}" already present on machine',
+                name,
+                init=init,
+            )
+            self._emit(pod, "Warning", "Failed", f"Error: {msg}", name, init=init)
+            waiting = {"reason": "CreateContainerConfigError", "message": msg}
+            # The kubelet tries again on every pod sync: a ConfigMap or Secret created
+            # meanwhile lets the container start.
+            stage, due = "configerror", now_m + CONFIG_RETRY_SECONDS
+        if init:
+            self._set_init(pod, sim, {"waiting": waiting})
+        else:
+            self._set_states(pod, sim, {name: {"waiting": waiting}})
+        return prefix + stage, due
+
+    def _started_events(self, pod: dict[str, Any], c: dict[str, Any], *, init: bool) -> None:
+        name, image = c["name"], c.get("image", "")
+        self._emit(
+            pod,
+            "Normal",
+            "Pulled",
+            f'Container image "{image}" already present on machine',
+            name,
+            init=init,
+        )
+        self._emit(pod, "Normal", "Created", f"Created container: {name}", name, init=init)
+        self._emit(pod, "Normal", "Started", f"Started container {name}", name, init=init)
+
+    # -- init containers ---------------------------------------------------
+    def _advance_init(self, pod: dict[str, Any], sim: PodSim) -> None:
+        """Init containers run one at a time, in order, before any app container: each must
+        exit 0; one that fails is restarted with back-off (restartPolicy Always) and the Pod
+        stays Pending. A sidecar (``restartPolicy: Always``) starts and keeps running."""
+        inits = pod["spec"].get("initContainers") or []
+        ns, now_m = pod["metadata"]["namespace"], time.monotonic()
+        delay = self.ready_delay * 0.5
+        if sim.init_index >= len(inits):
+            sim.stage, sim.due = "scheduled", now_m
+            return
+        c = inits[sim.init_index]
+        name, image = c["name"], c.get("image", "")
+        behaviour = self.behaviour(c, ns)
+        if sim.stage == "init_next":
+            if behaviour in NOT_CREATED:
+                sim.stage, sim.due = self._not_created(pod, sim, c, behaviour, init=True)
+                return
+            self._emit(pod, "Normal", "Pulling", f'Pulling image "{image}"', name, init=True)
+            self._emit(
+                pod,
+                "Normal",
+                "Pulled",
+                f'Successfully pulled image "{image}" in 1.042s (1.042s including waiting). '
+                "Image size: 72938484 bytes.",
+                name,
+                init=True,
+            )
+            self._emit(pod, "Normal", "Created", f"Created container: {name}", name, init=True)
+            self._emit(pod, "Normal", "Started", f"Started container {name}", name, init=True)
+            self._run_init(pod, sim, c, behaviour)
+            return
+        if sim.stage == "init_running":
+            term: dict[str, Any] = {
+                "exitCode": 0,
+                "reason": "Completed",
+                "startedAt": sim.started_at,
+                "finishedAt": now_rfc3339(),
+                "containerID": _container_id(pod, name, sim.restarts),
+            }
+            if behaviour in (CRASH, OOM):
+                oom = behaviour == OOM
+                term.update(exitCode=137 if oom else 1, reason="OOMKilled" if oom else "Error")
+                self._set_init(pod, sim, {"terminated": term})
+                sim.stage, sim.due = "init_crashed", now_m + delay
+                return
+            self._set_init(pod, sim, {"terminated": term})
+            self._next_init(sim, inits)
+            return
+        if sim.stage == "init_crashed":
+            sim.restarts += 1
+            uid, pname = pod["metadata"]["uid"], pod["metadata"]["name"]
+            backoff = min(10 * 2 ** (sim.restarts - 1), 300)
+            self._emit(
+                pod,
+                "Warning",
+                "BackOff",
+                f"Back-off restarting failed container {name} in pod {pname}_{ns}({uid})",
+                name,
+                init=True,
+            )
+            cur = next(
+                (x for x in pod["status"].get("initContainerStatuses") or [] if x["name"] == name),
+                {},
+            )
+            msg = f"back-off {backoff}s restarting failed container={name} pod={pname}_{ns}({uid})"
+            self._set_init(
+                pod,
+                sim,
+                {"waiting": {"reason": "CrashLoopBackOff", "message": msg}},
+                last=cur.get("state", {}),
+            )
+            sim.stage, sim.due = "init_backoff", now_m + min(delay * 2**sim.restarts, 2.0)
+            return
+        if sim.stage == "init_backoff":
+            self._started_events(pod, c, init=True)
+            self._run_init(pod, sim, c, behaviour)
+            return
+        if sim.stage == "init_errimagepull":
+            self._emit(
+                pod, "Normal", "BackOff", f'Back-off pulling image "{image}"', name, init=True
+            )
+            self._emit(pod, "Warning", "Failed", "Error: ImagePullBackOff", name, init=True)
+            waiting = {"reason": "ImagePullBackOff", "message": f'Back-off pulling image "{image}"'}
+            self._set_init(pod, sim, {"waiting": waiting})
+            sim.stage, sim.due = "init_stuck", 0.0
+            return
+        if sim.stage == "init_configerror":
+            msg = self._config_message(c, ns)
+            if msg is None:
+                sim.stage, sim.due = "init_next", now_m
+                return
+            self._emit(pod, "Warning", "Failed", f"Error: {msg}", name, init=True)
+            sim.due = now_m + CONFIG_RETRY_SECONDS
+
+    def _run_init(
+        self, pod: dict[str, Any], sim: PodSim, c: dict[str, Any], behaviour: str
+    ) -> None:
+        sim.started_at = now_rfc3339()
+        self._set_init(pod, sim, {"running": {"startedAt": sim.started_at}})
+        if c.get("restartPolicy") == "Always":  # a sidecar: started is enough
+            self._next_init(sim, pod["spec"].get("initContainers") or [])
+        elif behaviour == NEVER_READY:  # never exits: the Pod stays Init:0/N
+            sim.stage, sim.due = "init_running", 0.0
+        else:
+            sim.stage, sim.due = "init_running", time.monotonic() + self.ready_delay * 0.5
+
+    def _next_init(self, sim: PodSim, inits: list[dict[str, Any]]) -> None:
+        sim.init_index += 1
+        sim.restarts = 0
+        sim.stage = "init_next" if sim.init_index < len(inits) else "scheduled"
+        sim.due = time.monotonic()
+
+    def _set_init(
+        self,
+        pod: dict[str, Any],
+        sim: PodSim,
+        state: dict[str, Any],
+        last: dict[str, Any] | None = None,
+    ) -> None:
+        """Write the current init container's state; Initialized follows (True once every
+        init container exited 0 and every sidecar started)."""
+        md = pod["metadata"]
+        cur = self.store.raw("pods", md["namespace"], md["name"])
+        if cur is None or cur["status"].get("phase") in TERMINAL:
+            return
+        new = copy.deepcopy(cur)
+        st = new["status"]
+        now = now_rfc3339()
+        inits = new["spec"].get("initContainers") or []
+        default = {"waiting": {"reason": "PodInitializing"}}
+        statuses = {x["name"]: x for x in st.get("initContainerStatuses") or []}
+        c = inits[sim.init_index]
+        n = c["name"]
+        cs = statuses.get(n) or _cstatus(c, default)
+        cs["state"] = state
+        if last is not None:
+            cs["lastState"] = last
+        cs["restartCount"] = sim.restarts
+        running, term = "running" in state, state.get("terminated")
+        if running or term:
+            cs["containerID"] = _container_id(cur, n, sim.restarts)
+            cs["imageID"] = _image_id(c.get("image", ""))
+        cs["started"] = running
+        sidecar = c.get("restartPolicy") == "Always"
+        cs["ready"] = running if sidecar else bool(term and term.get("exitCode") == 0)
+        statuses[n] = cs
+        st["initContainerStatuses"] = [
+            statuses.get(x["name"]) or _cstatus(x, default) for x in inits
+        ]
+        incomplete = [x["name"] for x in st["initContainerStatuses"] if not x["ready"]]
+        if not st.get("podIP"):
+            ip = self._next_ip()  # the sandbox (and its IP) exists before any container runs
+            st["podIP"], st["podIPs"] = ip, [{"ip": ip}]
+        conds = []
+        for cond in st.get("conditions") or []:
+            cond = dict(cond)
+            if cond["type"] == "PodReadyToStartContainers":
+                cond = _flip(cond, True, now)  # the sandbox exists once an init container is tried
+            elif cond["type"] == "Initialized" and incomplete:
+                cond = _flip(cond, False, now)
+                cond["reason"] = "ContainersNotInitialized"
+                cond["message"] = f"containers with incomplete status: [{' '.join(incomplete)}]"
+            elif cond["type"] == "Initialized":
+                cond = _flip(cond, True, now)
+                cond.pop("reason", None)
+                cond.pop("message", None)
+            conds.append(cond)
+        st["conditions"] = conds
+        self.store.replace("pods", new, manager="kubelet", subresource="status")
+
+    # -- app containers ----------------------------------------------------
     def _advance(self, pod: dict[str, Any], sim: PodSim) -> None:
+        if sim.stage.startswith("init_"):
+            self._advance_init(pod, sim)
+            return
         containers = pod["spec"].get("containers") or []
+        ns = pod["metadata"]["namespace"]
         delay = self.ready_delay * 0.5
         now_m = time.monotonic()
-        bad = [c for c in containers if classify_container(c, self.overrides) != OK]
-        target = bad[0] if bad else (containers[0] if containers else {})
+        bad = [(c, b) for c in containers if (b := self.behaviour(c, ns)) != OK]
+        target, behaviour = bad[0] if bad else ((containers[0] if containers else {}), OK)
+        if sim.stage == "configerror":
+            target = next((c for c in containers if c["name"] == sim.target), target)
         tname, image = target.get("name", ""), target.get("image", "")
         if sim.stage == "scheduled":
-            if sim.behaviour == PULL_ERROR:
-                self._emit(pod, "Normal", "Pulling", f'Pulling image "{image}"', tname)
-                self._emit(pod, "Warning", "Failed", _pull_message(image), tname)
-                self._emit(pod, "Warning", "Failed", "Error: ErrImagePull", tname)
-                self._set_states(
-                    pod,
-                    sim,
-                    {
-                        tname: {
-                            "waiting": {"reason": "ErrImagePull", "message": _pull_reason(image)}
-                        }
-                    },
-                )
-                sim.stage, sim.due = "errimagepull", now_m + delay
+            sim.behaviour = behaviour
+            if behaviour in NOT_CREATED:
+                sim.stage, sim.due = self._not_created(pod, sim, target, behaviour, init=False)
                 self._start_ok(pod, sim, exclude=tname, emit_only=True)
                 return
             self._start_ok(pod, sim)
+            if sim.behaviour in (CRASH, OOM):
+                sim.stage, sim.due = "running_then_crash", now_m + delay
+            else:
+                sim.stage, sim.due = "running", 0.0
+            return
+        if sim.stage == "configerror":
+            msg = self._config_message(target, ns)
+            if msg is not None:
+                self._emit(pod, "Warning", "Failed", f"Error: {msg}", tname)
+                sim.due = now_m + CONFIG_RETRY_SECONDS
+                return
+            self._started_events(pod, target, init=False)
+            sim.started_at = now_rfc3339()
+            self._set_states(pod, sim, {tname: {"running": {"startedAt": sim.started_at}}})
+            sim.behaviour = classify_container(target, self.overrides)
             if sim.behaviour in (CRASH, OOM):
                 sim.stage, sim.due = "running_then_crash", now_m + delay
             else:
@@ -725,24 +1008,16 @@ def _cstatus(c: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _container_id(pod: dict[str, Any], name: str, restarts: int) -> str:
+    seed = f"{pod['metadata']['uid']}{name}{restarts}"
+    return "containerd://" + hashlib.sha256(seed.encode()).hexdigest()
+
+
 def _image_id(image: str) -> str:
     repo = image.split("@")[0].rsplit(":", 1)[0] if ":" in image.rsplit("/", 1)[-1] else image
     if "/" not in repo:
         repo = f"docker.io/library/{repo}"
     return f"{repo}@sha256:{hashlib.sha256(image.encode()).hexdigest()}"
-
-
-def _pull_reason(image: str) -> str:
-    return (
-        f'failed to pull and unpack image "{image}": failed to resolve reference "{image}": '
-        f"{image}: not found"
-    )
-
-
-def _pull_message(image: str) -> str:
-    return (
-        f'Failed to pull image "{image}": rpc error: code = NotFound desc = {_pull_reason(image)}'
-    )
 
 
 def _min(a: float | None, b: float) -> float:
