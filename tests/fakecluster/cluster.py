@@ -317,6 +317,25 @@ class FakeCluster:
             return
         self.controller.kubelet.pod_stop_delays[key] = parse_stop_delay(seconds)
 
+    def set_pod_ready(
+        self,
+        namespace: str,
+        name: str,
+        ready: bool,
+        *,
+        seconds_ago: float = 0.0,
+        probe_message: str = "HTTP probe failed with statuscode: 503",
+    ) -> dict[str, Any]:
+        """A running Pod loses its readiness (``ready=False``: a failing readiness probe) or
+        gets it back, and keeps it so (the kubelet does not undo it). The containers keep
+        running; Ready/ContainersReady turn False ContainersNotReady; the controllers react
+        (readyReplicas/availableReplicas drop, Available False, Progressing stays
+        NewReplicaSetAvailable). ``seconds_ago`` dates the transition in the past, so a rule
+        that waits 60 s for it is testable at once."""
+        return self.controller.kubelet.set_ready(
+            namespace, name, ready, seconds_ago=seconds_ago, probe_message=probe_message
+        )
+
     def evict_pod(
         self,
         namespace: str,
