@@ -18,7 +18,8 @@ from .api import Api
 from .controller import Controller
 from .defaults import apply_defaults
 from .faults import FailRule, Faults, Hook, RequestLog, RequestRecord
-from .kubelet import BEHAVIOURS, Node, parse_stop_delay
+from .nodes import Node
+from .podsim import BEHAVIOURS, parse_stop_delay
 from .rbac import ADMIN, Authorizer, UserInfo, service_account_user
 from .resources import info_for_object
 from .selectors import object_filter

@@ -14,7 +14,8 @@ from typing import Any
 
 from .defaults import default_pod
 from .events import EventRecorder
-from .kubelet import Kubelet, Node, qos_class
+from .kubelet import Kubelet
+from .nodes import Node, qos_class
 from .selectors import match_labels_selector
 from .store import Store
 from .timeutil import now_rfc3339
