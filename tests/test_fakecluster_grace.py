@@ -119,8 +119,9 @@ def test_a_stop_delay_shorter_than_the_grace_ends_with_exit_0(cluster: FakeClust
 def test_the_stop_delay_of_one_pod_and_of_an_env_convention(cluster: FakeCluster) -> None:
     fc = cluster
     fc.create_object(graced(grace=30, FAKE_STOP_SECONDS="1"))
-    pod = running_pod(fc)["metadata"]["name"]
-    assert fc.controller.kubelet.stop_delay(fc.get("pods", "testns", pod) or {}) == 1.0
+    live = running_pod(fc)
+    pod = live["metadata"]["name"]
+    assert fc.controller.kubelet.stop_delay(live) == 1.0
     fc.set_pod_stop_delay("testns", pod, 0)
     started = time.monotonic()
     fc.delete_object("pods", "testns", pod)
@@ -128,6 +129,10 @@ def test_the_stop_delay_of_one_pod_and_of_an_env_convention(cluster: FakeCluster
     assert time.monotonic() - started < 0.8
     with pytest.raises(ValueError):
         fc.set_stop_delay("x", -1)
+    fc.set_pod_stop_delay("testns", pod, None)
+    odd = live
+    odd["spec"]["containers"][0]["env"] = [{"name": "FAKE_STOP_SECONDS", "value": "soon"}]
+    assert fc.controller.kubelet.stop_delay(odd) == fc.controller.kubelet.termination_delay
 
 
 @needs_kubectl

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from typing import Any
 
@@ -30,7 +31,8 @@ class GracefulStop:
             found = next((d for pat, d in self.stop_delays.items() if pat in image), None)
             env = _env(c).get("FAKE_STOP_SECONDS")
             if found is None and env is not None:
-                found = parse_stop_delay(env)
+                with contextlib.suppress(ValueError):  # not a delay: the default, as if unset
+                    found = parse_stop_delay(env)
             delays.append(self.termination_delay if found is None else found)
         return max(delays, default=self.termination_delay)
 
