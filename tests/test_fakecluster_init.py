@@ -10,9 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kubectl_adapter.rules.pods import pod_failures
 from tests.fakecluster import FakeCluster
+from tests.fakecluster.container_errors import invalid_image_message
 from tests.test_fakecluster import Runner, deployment, make_runner, needs_kubectl
 
 CID = "org.mieweb.opensource-server.container-id"
@@ -246,8 +249,6 @@ def test_invalid_image_name(cluster: FakeCluster, kubectl: Runner) -> None:
         "registry.example:5000/team/app:v1.2_3",
         "a/b/c@sha256:" + "0" * 64,
     ):
-        from tests.fakecluster.container_errors import invalid_image_message
-
         assert invalid_image_message(good) is None, good
 
 
@@ -337,3 +338,25 @@ def test_set_image_behaviour_knows_the_new_behaviours(cluster: FakeCluster) -> N
         cluster.set_image_behaviour("x", behaviour)
     with pytest.raises(ValueError):
         cluster.set_image_behaviour("x", "sometimes")
+
+
+_COMPONENT = st.from_regex(r"[a-z0-9]{1,5}(?:[._-][a-z0-9]{1,5}){0,2}", fullmatch=True)
+
+
+@given(
+    domain=st.sampled_from(["", "registry.example/", "localhost:5000/", "Reg.Example:443/"]),
+    path=st.lists(_COMPONENT, min_size=1, max_size=3),
+    tag=st.one_of(st.just(""), st.from_regex(r":[A-Za-z0-9_][A-Za-z0-9_.-]{0,20}", fullmatch=True)),
+)
+def test_every_well_formed_reference_parses(domain: str, path: list[str], tag: str) -> None:
+    assert invalid_image_message(domain + "/".join(path) + tag) is None
+
+
+@given(image=st.text(min_size=1, max_size=30))
+def test_a_reference_that_does_not_parse_is_said_so(image: str) -> None:
+    msg = invalid_image_message(image)
+    if msg is not None:
+        assert msg.startswith(f'Failed to apply default image tag "{image}": ')
+        assert msg.endswith(("invalid reference format", "repository name must be lowercase"))
+    if any(ch in image for ch in " !\"#$%&'()*+,;<=>?[]^`{|}~\n"):
+        assert msg is not None
