@@ -18,11 +18,12 @@ from .api import Api
 from .controller import Controller
 from .defaults import apply_defaults
 from .faults import FailRule, Faults, Hook, RequestLog, RequestRecord
-from .kubelet import BEHAVIOURS, Node
+from .nodes import Node
+from .podsim import BEHAVIOURS, parse_stop_delay
 from .rbac import ADMIN, Authorizer, UserInfo, service_account_user
 from .resources import info_for_object
 from .selectors import object_filter
-from .server import ServerState, _Server, make_server
+from .server import CLOSE, EXPIRE, RESET, ServerState, _Server, make_server
 from .timeutil import now_rfc3339
 from .tls import KubeconfigWriter, Tls
 
@@ -300,6 +301,42 @@ class FakeCluster:
             raise ValueError(f"behaviour must be one of {BEHAVIOURS}")
         self.controller.kubelet.overrides[image_substring] = behaviour
 
+    def set_stop_delay(self, image_substring: str, seconds: float | str | None) -> None:
+        """Containers whose image contains `image_substring` take `seconds` to stop once their
+        Pod is deleted (``"grace"``: they ignore SIGTERM and are killed, exit 137, when the
+        Pod's grace period ends); None removes the rule. Other Pods take termination_delay."""
+        if seconds is None:
+            self.controller.kubelet.stop_delays.pop(image_substring, None)
+            return
+        self.controller.kubelet.stop_delays[image_substring] = parse_stop_delay(seconds)
+
+    def set_pod_stop_delay(self, namespace: str, name: str, seconds: float | str | None) -> None:
+        """Like set_stop_delay, for one Pod (it wins over the image rules)."""
+        key = (namespace, name)
+        if seconds is None:
+            self.controller.kubelet.pod_stop_delays.pop(key, None)
+            return
+        self.controller.kubelet.pod_stop_delays[key] = parse_stop_delay(seconds)
+
+    def set_pod_ready(
+        self,
+        namespace: str,
+        name: str,
+        ready: bool,
+        *,
+        seconds_ago: float = 0.0,
+        probe_message: str = "HTTP probe failed with statuscode: 503",
+    ) -> dict[str, Any]:
+        """A running Pod loses its readiness (``ready=False``: a failing readiness probe) or
+        gets it back, and keeps it so (the kubelet does not undo it). The containers keep
+        running; Ready/ContainersReady turn False ContainersNotReady; the controllers react
+        (readyReplicas/availableReplicas drop, Available False, Progressing stays
+        NewReplicaSetAvailable). ``seconds_ago`` dates the transition in the past, so a rule
+        that waits 60 s for it is testable at once."""
+        return self.controller.kubelet.set_ready(
+            namespace, name, ready, seconds_ago=seconds_ago, probe_message=probe_message
+        )
+
     def evict_pod(
         self,
         namespace: str,
@@ -413,6 +450,8 @@ class FakeCluster:
 
     def clear_faults(self) -> None:
         self.faults.clear()
+        with self._state.watches.lock:
+            self._state.watches.expire_next = 0
 
     def down(self) -> None:
         """Stop listening (connection refused) and drop open connections."""
@@ -422,6 +461,55 @@ class FakeCluster:
         """Listen again on the same port."""
         if self._httpd is None:
             self._listen()
+
+    def restart(self, seconds: float) -> threading.Thread:
+        """An API server restart: ``down()`` now (every connection and watch dropped,
+        connections refused), ``up()`` on the same port after ``seconds``. Returns the
+        thread that brings it up (``join()`` it to wait)."""
+        self.down()
+
+        def later() -> None:
+            time.sleep(seconds)
+            self.up()
+
+        thread = threading.Thread(target=later, name="fakecluster-restart", daemon=True)
+        thread.start()
+        return thread
+
+    def close_watches(self, path_regex: str | None = None) -> int:
+        """End the open watch streams (whose path matches) cleanly, as the API server does
+        when a watch's ``timeoutSeconds`` runs out: the last chunk, then the connection closes.
+        Returns how many."""
+        return self._cut_watches(CLOSE, path_regex)
+
+    def reset_watches(self, path_regex: str | None = None) -> int:
+        """Reset the connections of the open watches (TCP RST): the client reads
+        ``connection reset by peer`` mid-stream. Returns how many."""
+        return self._cut_watches(RESET, path_regex)
+
+    def expire_watches(
+        self, path_regex: str | None = None, *, open_ones: bool = True, next_ones: int = 0
+    ) -> int:
+        """Send a 410 Expired ERROR event (``too old resource version: X (Y)``), as the watch
+        cache does for a resourceVersion it no longer has, and end the stream: to the open
+        watches (``open_ones``) and to the next ``next_ones`` new watches, whose path matches.
+        Returns how many open watches were expired."""
+        w = self._state.watches
+        with w.lock:
+            w.expire_next = next_ones
+            w.expire_regex = re.compile(path_regex) if path_regex else None
+        return self._cut_watches(EXPIRE, path_regex) if open_ones else 0
+
+    def open_watches(self, path_regex: str | None = None) -> int:
+        """How many watch streams are open (whose path matches)."""
+        rx = re.compile(path_regex) if path_regex else None
+        with self._state.watches.lock:
+            return sum(1 for p in self._state.watches.paths.values() if not rx or rx.search(p))
+
+    def _cut_watches(self, how: str, path_regex: str | None) -> int:
+        n = self._state.watches.cut(how, path_regex)
+        self.store.touch()  # the streams wait on the store's condition: wake them
+        return n
 
     def black_hole(self, on: bool = True, path_regex: str | None = None) -> None:
         """Accept connections but never answer (only requests whose path matches
@@ -442,6 +530,18 @@ class FakeCluster:
     @property
     def mark_available_times(self) -> dict[str, float]:
         return dict(self.controller.available_times)
+
+    def history(
+        self, resource: str, namespace: str | None = None, *, since: int | None = None
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Every change of ``resource`` objects (oldest first) as a watch from ``since`` (a
+        resourceVersion; None: the whole watch log) would see it: (ADDED|MODIFIED|DELETED,
+        object). Shows states a poll can miss, e.g. ErrImagePull before ImagePullBackOff."""
+        return [
+            (ev.type, copy.deepcopy(ev.obj))
+            for ev in self.store.log(since)
+            if ev.resource == resource and (namespace is None or ev.namespace == namespace)
+        ]
 
     def wait_for(self, predicate: Callable[[], T], timeout: float = 10.0, message: str = "") -> T:
         """Wait (on the store's condition variable) until `predicate()` is truthy."""

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import re
 import select
 import socket
 import ssl
+import struct
 import sys
 import threading
 import time
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -19,6 +23,58 @@ from .faults import Faults, RequestLog, RequestRecord
 from .rbac import UserInfo
 from .status import ApiError, Target, forbidden, injected, status, unauthorized
 from .store import WatchEvent
+
+CLOSE, RESET, EXPIRE = "close", "reset", "expire"
+WATCH_CUTS = (CLOSE, RESET, EXPIRE)
+
+
+class _ResetConnection(Exception):
+    """The watch's connection was reset on purpose (``FakeCluster.reset_watches``)."""
+
+
+@dataclass
+class WatchCuts:
+    """Ways to break watches, set by the test: for the open streams, ``open`` maps each
+    watch (its handler) to how it ends; ``expire_next`` answers that many new watches
+    (whose path matches ``expire_regex``) with a 410 Expired ERROR event."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    open: dict[Handler, str | None] = field(default_factory=dict)
+    paths: dict[Handler, str] = field(default_factory=dict)
+    expire_next: int = 0
+    expire_regex: re.Pattern[str] | None = None
+
+    def register(self, handler: Handler, path: str) -> None:
+        with self.lock:
+            self.open[handler] = None
+            self.paths[handler] = path
+
+    def unregister(self, handler: Handler) -> None:
+        with self.lock:
+            self.open.pop(handler, None)
+            self.paths.pop(handler, None)
+
+    def cut(self, how: str, path_regex: str | None = None) -> int:
+        """Mark every open watch (whose path matches) to end ``how``; returns how many."""
+        rx = re.compile(path_regex) if path_regex else None
+        with self.lock:
+            hit = [h for h, p in self.paths.items() if rx is None or rx.search(p)]
+            for h in hit:
+                self.open[h] = how
+            return len(hit)
+
+    def take(self, handler: Handler) -> str | None:
+        with self.lock:
+            return self.open.get(handler)
+
+    def take_expire(self, path: str) -> bool:
+        with self.lock:
+            if self.expire_next <= 0:
+                return False
+            if self.expire_regex is not None and not self.expire_regex.search(path):
+                return False
+            self.expire_next -= 1
+            return True
 
 
 class ServerState:
@@ -34,6 +90,7 @@ class ServerState:
         self.stopping = threading.Event()
         self.conns: set[socket.socket] = set()
         self.conns_lock = threading.Lock()
+        self.watches = WatchCuts()
 
 
 class _Server(ThreadingHTTPServer):
@@ -65,6 +122,8 @@ class _Server(ThreadingHTTPServer):
             Handler(tls, client_address, self)
         except (OSError, ssl.SSLError):
             pass
+        except _ResetConnection:
+            pass  # the descriptor is closed (RST sent); the shutdown below finds nothing
         finally:
             with st.conns_lock:
                 st.conns.discard(tls)
@@ -244,6 +303,8 @@ class Handler(BaseHTTPRequestHandler):
                 code, out, hdrs = st.api.handle(req)
         except ApiError as e:
             code, out, hdrs = e.code, e.body, e.headers
+        except _ResetConnection:
+            raise
         except Exception as e:  # a bug in the fake: answer like the real server would
             import traceback
 
@@ -297,6 +358,8 @@ class Handler(BaseHTTPRequestHandler):
                 if store.events_after(cursor) is None or cursor > store.rv:
                     initial = []
                     cursor = -2
+        if st.watches.take_expire(route_path := self.path.split("?", 1)[0]):
+            cursor = -2
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Cache-Control", "no-cache, private")
@@ -304,17 +367,22 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.flush()  # a watch may have nothing to send for a while: headers go now
         self.close_connection = True
+        st.watches.register(self, route_path)
         try:
             if cursor == -2:
-                gone = status(
-                    410, f"too old resource version: {rv_param} ({store.rv})", reason="Expired"
-                )
-                self._chunk(json.dumps({"type": "ERROR", "object": gone}).encode() + b"\n")
-                self._chunk(b"")
+                self._expired(rv_param or "0")
                 return
             for o in initial:
                 self._chunk(json.dumps({"type": "ADDED", "object": o}).encode() + b"\n")
             while not st.stopping.is_set():
+                cut = st.watches.take(self)
+                if cut == RESET:
+                    self._reset()
+                if cut == EXPIRE:
+                    self._expired(str(cursor))
+                    return
+                if cut == CLOSE:
+                    break
                 with store.cond:
                     evs = store.events_after(cursor) or []
                     if not evs:
@@ -342,6 +410,27 @@ class Handler(BaseHTTPRequestHandler):
             self._chunk(b"")
         except (OSError, ssl.SSLError):
             return
+        finally:
+            st.watches.unregister(self)
+
+    def _expired(self, rv: str) -> None:
+        """The watch cache's answer to a resourceVersion it no longer has: an ERROR event
+        with a 410 Expired Status, then the end of the stream."""
+        now = self.state.api.store.rv
+        gone = status(410, f"too old resource version: {rv} ({now})", reason="Expired")
+        self._chunk(json.dumps({"type": "ERROR", "object": gone}).encode() + b"\n")
+        self._chunk(b"")
+
+    def _reset(self) -> None:
+        """Drop the connection with a TCP RST (SO_LINGER 0), as a crashed peer or a proxy
+        does: the client reads ``connection reset by peer``, not the end of the stream."""
+        sock = self.connection
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        # detach, then close the descriptor: socket.close() would wait for rfile/wfile.
+        fd = sock.detach()
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        raise _ResetConnection
 
 
 def make_server(host: str, port: int, state: ServerState, ctx: ssl.SSLContext) -> _Server:
