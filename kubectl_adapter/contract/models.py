@@ -208,6 +208,14 @@ class DriftChange(Output):
             "the live value for image, replicas, paused and labels; never env or command"
         ),
     )
+    reconfigure: Literal["restores", "keeps", "refuses"] = field(
+        default="restores",
+        metadata=_about(
+            "what a reconfigure with Manager's spec does about it: restores it (its apply, "
+            "or the patch after it), keeps it (no patch can name that field), or refuses to "
+            "run until the Deployment's identity labels are restored by hand"
+        ),
+    )
 
 
 class Drift(Output):

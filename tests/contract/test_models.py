@@ -27,7 +27,7 @@ SNAPSHOT: dict[str, Any] = {
         "state": "drifted", "summary": "image changed by kubectl-edit",
         "changes": [{"what": "image", "change": "changed", "by": ["kubectl-edit"],
                      "path": "spec.template.spec.containers[name=main].image", "name": "main",
-                     "value": "nginx:2"}],
+                     "value": "nginx:2", "reconfigure": "restores"}],
         "restored": [],
     },
 }  # fmt: skip
