@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..contract.errors import AdapterError, InternalError, Interrupted, InvalidInput
 from ..kubectl.interrupts import Signalled, deferred, interrupting
-from .output import FORMATS, write_error, write_result
+from .output import FORMATS, Shown, refusal, write_error, write_result
 from .parser import PROG, build_parser
 
 if TYPE_CHECKING:
@@ -287,8 +287,9 @@ def _run(argv: list[str], started: float, process: bool) -> int:
                 return exc.code if isinstance(exc.code, int) else 0
             args.started = started
             fmt = args.output or "json"
-            if args.command == "render" and args.output not in (None, "yaml"):
-                raise InvalidInput(f"render prints the manifest as YAML: -o {fmt} does not apply")
+            refused = args.output and refusal(args.command, fmt, dry_run=args.dry_run)
+            if refused:  # before anything runs: a write is never made only to be refused
+                raise InvalidInput(refused, {"field": "output", "output": fmt})
             with _progress(args) as stderr:
                 if args.verbose:
                     _log_to(stderr, argv)
@@ -315,7 +316,8 @@ def _run(argv: list[str], started: float, process: bool) -> int:
 
         sys.stderr.write(redact(traceback.format_exc()))
         return error.exit_code
-    write_result(args.command, _dump(result), fmt, sys.stdout, sys.stderr)
+    shown = Shown(fmt, headers=not args.no_headers)
+    write_result(args.command, _dump(result), shown, sys.stdout, sys.stderr)
     if args.command == "check" and not args.dry_run:
         from ..operations.cluster_checks import check_exit_code
 

@@ -59,8 +59,9 @@ spec (a JSON file, or - for stdin; schema: docs/schema/spec.json):
   Unknown fields are refused; every violation is named (InvalidInput, exit 2)."""
 
 OUTPUT_HELP = (
-    "output format: json (default, what Manager reads), yaml, or table "
-    "(list, status, nodes, check, and commands answering a snapshot; others print yaml)"
+    "output format: json (default, what Manager reads), yaml, table (list, status, nodes, "
+    "check, and commands answering a snapshot; others print yaml), wide (a workload table "
+    "with age, Pod IP, node and image), or name (deployment.apps/NAME lines for kubectl)"
 )
 
 DRY_RUN_HELP = (

@@ -1,18 +1,52 @@
-"""How a command's document reaches stdout: ``-o json`` (Manager's contract), ``yaml``, ``table``.
+"""How a command's document reaches stdout: ``-o json`` (Manager's contract), ``yaml``,
+``table``, ``wide``, ``name``.
 
-JSON is the default and exactly what it always was. YAML and tables are built from the same
-JSON document, so they can never disagree with it. ``yaml_text`` and ``tables`` are imported
-only when asked for: Manager's JSON path imports nothing new.
+JSON is the default and exactly what it always was. YAML, tables and names are built from the
+same JSON document, so they can never disagree with it. ``yaml_text`` and ``tables`` are
+imported only when asked for: Manager's JSON path imports nothing new.
 """
 
 from __future__ import annotations
 
 import json
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
-__all__ = ["FORMATS", "write_error", "write_result"]
+__all__ = ["FORMATS", "Shown", "refusal", "write_error", "write_result"]
 
-FORMATS = ("json", "yaml", "table")
+FORMATS = ("json", "yaml", "table", "wide", "name")
+# For people: errors go to stderr as a line of text (Manager reads json).
+HUMAN = frozenset({"table", "wide", "name"})
+SNAPSHOT_COMMANDS = frozenset({"list", "status", "create", "start", "stop", "reconfigure"})
+# The commands -o name means something for (tables.NAME_COMMANDS: they answer with objects).
+NAME_COMMANDS = SNAPSHOT_COMMANDS | {"delete", "nodes"}
+
+
+class Shown(NamedTuple):
+    """How the result is shown: the format, and ``--no-headers``."""
+
+    format: str
+    headers: bool = True
+
+
+def refusal(command: str, fmt: str, *, dry_run: bool) -> str | None:
+    """Why ``-o fmt`` means nothing for this command (checked before anything runs), or None."""
+    if command == "render" and fmt != "yaml":
+        return f"render prints the manifest as YAML: -o {fmt} does not apply"
+    if fmt == "name":
+        if dry_run:
+            return "a --dry-run plan names no object: -o name does not apply (use -o json)"
+        if command not in NAME_COMMANDS:
+            return (
+                f"{command} names no workload: -o name applies to list, status, create, "
+                "start, stop, reconfigure, delete and nodes"
+            )
+    if fmt == "wide" and command not in SNAPSHOT_COMMANDS:
+        return (
+            f"-o wide applies to the workload tables (list, status, create, start, stop, "
+            f"reconfigure), not to {command}"
+        )
+    return None
+
 
 # What ``-o table`` says on stderr, like kubectl's "No resources found", when a list is empty.
 _EMPTY = {"list": "No Manager workloads found.", "nodes": "No nodes found."}
@@ -27,34 +61,58 @@ def write_json(document: Any, out: IO[str]) -> None:
     out.flush()
 
 
-def write_result(command: str, result: Any, fmt: str, out: IO[str], err: IO[str]) -> None:
-    """A command's result: ``render``'s manifest as is, any other document in ``fmt``."""
+def write_result(command: str, result: Any, shown: Shown | str, out: IO[str], err: IO[str]) -> None:
+    """A command's result: ``render``'s manifest as is, any other document as ``shown``."""
+    shown = Shown(shown) if isinstance(shown, str) else shown
+    fmt = shown.format
     if isinstance(result, str):
         out.write(result)
     elif fmt == "yaml":
         _write_yaml(result, out)
-    elif fmt == "table":
-        from .tables import table
+    elif fmt in ("table", "wide"):
+        _write_table(command, result, shown, out, err)
+    elif fmt == "name":
+        from .tables import names
 
-        text = table(command, result)
-        if text is None:
-            _write_yaml(result, out)
-        elif text:
-            out.write(text)
-        else:
-            err.write(_EMPTY.get(command, "Nothing found.") + "\n")
+        out.write("".join(f"{name}\n" for name in names(command, result)))
+        if command in ("status", "delete") and not names(command, result):
+            err.write(f"{result.get('providerId')}: no such deployment\n")
     else:
         write_json(result, out)
         return
     out.flush()
 
 
+def _write_table(command: str, result: Any, shown: Shown, out: IO[str], err: IO[str]) -> None:
+    from .tables import drifted, table
+
+    wide = None
+    if shown.format == "wide":
+        from ..rules.clock import utc_now
+
+        wide = utc_now()
+    text = table(command, result, wide=wide, headers=shown.headers)
+    if text is None:
+        _write_yaml(result, out)
+    elif text:
+        out.write(text)
+        if shown.headers:  # a person reading: say where the changes are shown
+            for provider_id in drifted(command, result):
+                err.write(
+                    f"{provider_id} drifted from what Manager applied: "
+                    f"kubectl-adapter status {provider_id} -o yaml shows what changed\n"
+                )
+    else:
+        err.write(_EMPTY.get(command, "Nothing found.") + "\n")
+
+
 def write_error(document: dict[str, Any], fmt: str, out: IO[str], err: IO[str]) -> None:
-    """``{"error": ...}`` on stdout in ``fmt``; with ``-o table``, for a person, on stderr."""
-    if fmt == "json":
-        write_json(document, out)
-    elif fmt == "yaml":
+    """``{"error": ...}`` on stdout in ``fmt``; with ``-o table|wide|name``, for a person, on
+    stderr."""
+    if fmt == "yaml":
         _write_yaml(document, out)
+    elif fmt not in HUMAN:
+        write_json(document, out)
     else:
         from .yaml_text import dump
 

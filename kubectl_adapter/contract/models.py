@@ -264,6 +264,16 @@ class Snapshot(Output):
     generation: int = 0
     observed_generation: int = 0
     drift: Drift
+    pod_node: str | None = field(
+        default=None,
+        metadata=_about(
+            "the Kubernetes node of the current Pod (the Ready one, else the newest); null "
+            "when no Pod was read, as in what create, start, stop and reconfigure return"
+        ),
+    )
+    created_at: str | None = field(
+        default=None, metadata=_about("the Deployment's creationTimestamp (RFC 3339)")
+    )
 
     def __post_init__(self) -> None:
         self.status = Status(self.status)

@@ -221,3 +221,50 @@ def test_check_not_ok_keeps_its_exit_code_in_every_format(
         codes[wanted] = code
         assert "patch deployments/scale (apps)" in out
     assert set(codes.values()) == {5}
+
+
+# -- describe, -o wide, -o name, --no-headers ----------------------------------------------
+
+
+def test_wide_name_and_no_headers_through_the_cli(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess
+) -> None:
+    register_cluster(fp)
+    code, out, err = run(capsys, "-n", "testns", "list", "-o", "wide")
+    assert code == 0 and err == ""
+    header, row = out.splitlines()
+    assert re.split(r" {3,}", header)[-5:] == ["AGE", "POD IP", "NODE", "IMAGE", "MESSAGE"]
+    assert "10.244.0.5" in row.split()
+    assert run(capsys, "-n", "testns", "list", "-o", "name") == (
+        0,
+        "deployment.apps/web-1\n",
+        "",
+    )
+    code, out, _ = run(capsys, "-n", "testns", "list", "--no-headers")
+    assert json.loads(out)["items"]  # JSON ignores it, as kubectl's does
+    code, out, _ = run(capsys, "-n", "testns", "list", "-o", "table", "--no-headers")
+    assert out.split()[0] == "testns/web-1" and len(out.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "-o", "name"],
+        ["network", "testns/web-1", "-o", "name"],
+        ["nodes", "-o", "wide"],
+        ["delete", "testns/web-1", "-o", "wide"],
+        ["--dry-run", "delete", "testns/web-1", "-o", "name"],
+        ["--dry-run", "status", "testns/web-1", "-o", "name"],
+        ["render", "--spec", "-", "-o", "name"],
+    ],
+    ids=" ".join,
+)
+def test_a_format_that_means_nothing_is_refused_before_anything_runs(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess, argv: list[str]
+) -> None:
+    fp.allow_unregistered(False)
+    code, out, err = run(capsys, "-n", "testns", *argv)
+    assert (code, out) == (2, "")
+    assert err.startswith("Error (InvalidInput): ")
+    assert "does not apply" in err or "applies to" in err
+    assert not fp.calls

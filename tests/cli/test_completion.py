@@ -108,8 +108,9 @@ def test_bash_syntax(bash_script: Path) -> None:
     [
         ("kubectl-adapter st", ["status", "start", "stop"]),
         ("kubectl-adapter re", ["render", "reconfigure"]),
+        ("kubectl-adapter list --no-h", ["--no-headers"]),
         ("kubectl-adapter -n manager li", ["list"]),
-        ("kubectl-adapter list -o ", ["json", "yaml", "table"]),
+        ("kubectl-adapter list -o ", ["json", "yaml", "table", "wide", "name"]),
         ("kubectl-adapter -o t", ["table"]),
         ("kubectl-adapter stop --containe", ["--container-id"]),
         ("kubectl-adapter reconfigure --roll", ["--rollback-on-failure"]),
@@ -136,7 +137,9 @@ def test_bash_completes_spec_file_names(bash_script: Path, tmp_path: Path) -> No
         (["st"], ["status", "start", "stop"], NO_FILE),
         (["-n", "manager", "li"], ["list"], NO_FILE),
         (["--kubeconfig", "/k", "--context", "c", "de"], ["delete"], NO_FILE),
-        (["list", "-o", ""], ["json", "yaml", "table"], NO_FILE),
+        (["list", "-o", ""], ["json", "yaml", "table", "wide", "name"], NO_FILE),
+        (["-o", "w"], ["wide"], NO_FILE),
+        (["list", "--no-"], ["--no-headers"], NO_FILE),
         (["list", "--output", "y"], ["yaml"], NO_FILE),
         (["--output=t"], ["--output=table"], NO_FILE),
         (["-o"], ["-o"], NO_FILE),
@@ -173,7 +176,7 @@ def test_cobra_format() -> None:
 
 def test_entry_point_prints_cobra_lines(capsys: pytest.CaptureFixture[str]) -> None:
     assert kubectl_complete(["list", "-o", ""]) == 0
-    assert capsys.readouterr().out == "json\nyaml\ntable\n:4\n"
+    assert capsys.readouterr().out == "json\nyaml\ntable\nwide\nname\n:4\n"
 
 
 def test_the_executable_is_installed_beside_the_plugin() -> None:
@@ -194,7 +197,7 @@ def _kubectl() -> str:
     ("typed", "offered"),
     [
         (["adapter", "st"], ["status", "start", "stop"]),
-        (["adapter", "-n", "manager", "list", "-o", ""], ["json", "yaml", "table"]),
+        (["adapter", "-n", "manager", "list", "-o", ""], ["json", "yaml", "table", "wide", "name"]),
         (["adapter", "completion", "z"], ["zsh"]),
     ],
 )
@@ -246,7 +249,7 @@ def test_bash_completes_kubectl_adapter(tmp_path: Path) -> None:
         "__start_kubectl",
         GET_COMP_WORDS,
     )
-    assert sorted(offered) == ["json", "table", "yaml"]
+    assert sorted(offered) == ["json", "name", "table", "wide", "yaml"]
 
 
 # -- provider IDs from the cluster ---------------------------------------------------------

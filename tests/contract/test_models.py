@@ -30,6 +30,7 @@ SNAPSHOT: dict[str, Any] = {
                      "value": "nginx:2", "reconfigure": "restores"}],
         "restored": [],
     },
+    "podNode": "node-1", "createdAt": "2026-12-01T20:00:00Z",
 }  # fmt: skip
 DOCUMENTS: dict[str, dict[str, Any]] = {
     "Snapshot": SNAPSHOT,

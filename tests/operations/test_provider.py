@@ -223,6 +223,8 @@ def test_create_applies_waits_and_reports_the_snapshot(fp: FakeProcess, clock: C
         "observedGeneration": 1,
         # These fixtures carry no managedFields: nothing to compare with.
         "drift": {"state": "unknown", "changes": [], "summary": "", "restored": []},
+        "podNode": None,  # no Pod read
+        "createdAt": "2026-11-30T00:00:00Z",
     }
     assert snapshot.message == "1/1 available"
     assert seen["manifest"] == render_manifest(spec, "testns")
