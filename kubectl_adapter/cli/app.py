@@ -118,12 +118,12 @@ def _first_read(
     if command == "create":
         assert spec is not None
         return (commands.get_deployment(spec.hostname), args.namespace) if args.namespace else None
-    if command in ("status", "network", "reconfigure", "delete"):
+    if command in ("status", "describe", "network", "reconfigure", "delete"):
         try:
             pid = parse_provider_id(args.provider_id)
         except Refused:
             return None  # the operation says why, in its place
-        if command in ("status", "network"):
+        if command in ("status", "describe", "network"):
             return commands.named_workload(pid.name), pid.namespace
         return commands.get_deployment(pid.name), pid.namespace
     return None
@@ -200,7 +200,7 @@ def _on_node(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSpe
 
         return {"items": list_documents(runner, runner.context_namespace(), args.node_id)}
     provider = _provider(args, runner)
-    if args.dry_run and command in ("list", "status", "network", "check", "nodes"):
+    if args.dry_run and command in ("list", "status", "describe", "network", "check", "nodes"):
         return provider.read_plan(command, getattr(args, "provider_id", None))
     if command == "create":
         assert spec is not None
@@ -213,7 +213,7 @@ def _on_node(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSpe
     if command in ("start", "stop", "delete"):
         operation = getattr(provider, command)
         return operation(args.provider_id, container_id=args.container_id)
-    if command in ("status", "network"):
+    if command in ("status", "describe", "network"):
         return getattr(provider, command)(args.provider_id)
     if command == "list":
         return provider.list()
@@ -286,7 +286,7 @@ def _run(argv: list[str], started: float, process: bool) -> int:
                 finishing()
                 return exc.code if isinstance(exc.code, int) else 0
             args.started = started
-            fmt = args.output or "json"
+            fmt = args.output or _default_format(args.command)
             refused = args.output and refusal(args.command, fmt, dry_run=args.dry_run)
             if refused:  # before anything runs: a write is never made only to be refused
                 raise InvalidInput(refused, {"field": "output", "output": fmt})
@@ -323,6 +323,14 @@ def _run(argv: list[str], started: float, process: bool) -> int:
 
         return check_exit_code(result)  # the document is printed either way
     return 0
+
+
+def _default_format(command: str) -> str:
+    """JSON (Manager's contract), except ``describe`` for a person at a terminal: its text,
+    as ``kubectl describe`` prints."""
+    if command == "describe" and sys.stdout.isatty():
+        return "table"
+    return "json"
 
 
 def _nothing() -> None:

@@ -1,9 +1,10 @@
 """How a command's document reaches stdout: ``-o json`` (Manager's contract), ``yaml``,
-``table``, ``wide``, ``name``.
+``table``, ``wide``, ``name``; ``describe``'s text.
 
-JSON is the default and exactly what it always was. YAML, tables and names are built from the
-same JSON document, so they can never disagree with it. ``yaml_text`` and ``tables`` are
-imported only when asked for: Manager's JSON path imports nothing new.
+JSON is the default and exactly what it always was. YAML, tables, names and describe's text
+are built from the same JSON document, so they can never disagree with it. ``yaml_text``,
+``tables`` and ``describe_text`` are imported only when asked for: Manager's JSON path
+imports nothing new.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ def refusal(command: str, fmt: str, *, dry_run: bool) -> str | None:
             f"-o wide applies to the workload tables (list, status, create, start, stop, "
             f"reconfigure), not to {command}"
         )
+    if command == "describe" and fmt not in ("json", "yaml", "table"):
+        return f"describe prints text, -o json or -o yaml: -o {fmt} does not apply"
     return None
 
 
@@ -69,6 +72,10 @@ def write_result(command: str, result: Any, shown: Shown | str, out: IO[str], er
         out.write(result)
     elif fmt == "yaml":
         _write_yaml(result, out)
+    elif command == "describe" and fmt == "table" and "dryRun" not in result:
+        from .describe_text import describe_text
+
+        out.write(describe_text(result))
     elif fmt in ("table", "wide"):
         _write_table(command, result, shown, out, err)
     elif fmt == "name":
@@ -100,7 +107,7 @@ def _write_table(command: str, result: Any, shown: Shown, out: IO[str], err: IO[
             for provider_id in drifted(command, result):
                 err.write(
                     f"{provider_id} drifted from what Manager applied: "
-                    f"kubectl-adapter status {provider_id} -o yaml shows what changed\n"
+                    f"kubectl-adapter describe {provider_id} shows what changed\n"
                 )
     else:
         err.write(_EMPTY.get(command, "Nothing found.") + "\n")

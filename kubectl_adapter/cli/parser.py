@@ -221,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     spec(command("create"))
     for name in ("check", "nodes", "list", "capabilities"):
         command(name)
-    for name in ("status", "network"):
+    for name in ("status", "describe", "network"):
         provider_id(command(name))
     for name in ("start", "stop", "delete"):
         sub = command(name)

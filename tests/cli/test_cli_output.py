@@ -225,6 +225,62 @@ def test_check_not_ok_keeps_its_exit_code_in_every_format(
 
 # -- describe, -o wide, -o name, --no-headers ----------------------------------------------
 
+EVENTS = [*K, "get", "events", "--field-selector", "type=Warning", "-o", "json"]
+
+
+def test_describe_is_json_on_a_pipe_text_with_table_and_two_calls(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess
+) -> None:
+    register_cluster(fp)
+    fp.register(EVENTS, stdout=kubectl_list([]), occurrences=9)
+    code, out, _ = run(capsys, "describe", "testns/web-1")
+    assert code == 0
+    document = json.loads(out)  # not a terminal: JSON, Manager's default
+    assert document["snapshot"]["status"] == "running"
+    assert [p["name"] for p in document["pods"]] == ["web-1-5d8f7c9b6d-abcde"]
+    assert [call[:6] for call in fp.calls] == [NAMED[:6], EVENTS[:6]]  # two kubectl calls
+
+    code, out, err = run(capsys, "describe", "testns/web-1", "-o", "table")
+    from kubectl_adapter.cli.describe_text import describe_text
+
+    assert (code, err) == (0, "")
+    assert out.startswith("Name:          web-1\n")
+    # the same document, as text (ages aside: counted when printed)
+    assert out.splitlines()[:10] == describe_text(document).splitlines()[:10]
+    code, out, _ = run(capsys, "describe", "testns/web-1", "-o", "yaml")
+    assert yaml.safe_load(out) == document
+
+
+def test_describe_of_a_missing_workload_reads_no_events(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess
+) -> None:
+    fp.register(NAMED, stdout=kubectl_list([]))
+    fp.register(
+        GET,
+        returncode=1,
+        stderr='Error from server (NotFound): deployments.apps "web-1" not found\n',
+    )
+    code, out, _ = run(capsys, "describe", "testns/web-1")
+    assert code == 0
+    assert json.loads(out)["snapshot"]["status"] == "missing"
+    assert len(fp.calls) == 2 and all("events" not in call for call in fp.calls)
+
+
+def test_describe_says_when_it_could_not_read_the_events(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess
+) -> None:
+    register_cluster(fp)
+    fp.register(
+        EVENTS,
+        returncode=1,
+        stderr='Error from server (Forbidden): events is forbidden: User "system:serviceaccount:'
+        'testns:manager" cannot list resource "events" in API group "" in the namespace '
+        '"testns"\n',
+    )
+    code, out, _ = run(capsys, "describe", "testns/web-1", "-o", "table")
+    assert code == 0
+    assert "Events:        <unknown: Forbidden: " in out
+
 
 def test_wide_name_and_no_headers_through_the_cli(
     capsys: pytest.CaptureFixture[str], fp: FakeProcess
@@ -251,6 +307,8 @@ def test_wide_name_and_no_headers_through_the_cli(
     [
         ["check", "-o", "name"],
         ["network", "testns/web-1", "-o", "name"],
+        ["describe", "testns/web-1", "-o", "name"],
+        ["describe", "testns/web-1", "-o", "wide"],
         ["nodes", "-o", "wide"],
         ["delete", "testns/web-1", "-o", "wide"],
         ["--dry-run", "delete", "testns/web-1", "-o", "name"],

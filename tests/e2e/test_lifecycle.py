@@ -557,4 +557,6 @@ def test_kubectl_processes_per_operation(cluster: Cluster, tmp_path: Path) -> No
     workload = "get deployments,replicasets,pods"
     assert verbs("status", pid) == [workload]
     assert verbs("list") == [workload]
+    # describe: status's read, then the Warning events (they cannot join it: cli.md)
+    assert verbs("describe", pid) == [workload, "get events"]
     assert verbs("delete", pid) == ["get deployment", "delete deployments"]

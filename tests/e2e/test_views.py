@@ -51,7 +51,7 @@ def test_a_drifted_workload_shows_in_the_tables(cluster: Cluster) -> None:
     seen = on_terminal(cluster, "status", pid, "-o", "table")
     assert seen.code == 0, seen
     assert row(seen.out, pid)["DRIFT"] == "image"
-    assert f"{pid} drifted from what Manager applied: kubectl-adapter status {pid}" in seen.err
+    assert f"{pid} drifted from what Manager applied: kubectl-adapter describe {pid}" in seen.err
     listed = on_terminal(cluster, "list", "-o", "table")
     assert row(listed.out, pid)["DRIFT"] == "image"
     quiet = on_terminal(cluster, "status", pid, "-o", "table", "--no-headers")
