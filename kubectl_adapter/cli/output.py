@@ -81,8 +81,11 @@ def write_result(command: str, result: Any, shown: Shown | str, out: IO[str], er
     elif fmt == "name":
         from .tables import names
 
-        out.write("".join(f"{name}\n" for name in names(command, result)))
-        if command in ("status", "delete") and not names(command, result):
+        found = names(command, result)
+        out.write("".join(f"{name}\n" for name in found))
+        if not found and command in _EMPTY:  # kubectl: "No resources found", on stderr
+            err.write(_EMPTY[command] + "\n")
+        elif not found:
             err.write(f"{result.get('providerId')}: no such deployment\n")
     else:
         write_json(result, out)

@@ -133,12 +133,17 @@ def test_list_table_columns(capsys: pytest.CaptureFixture[str], fp: FakeProcess)
 def test_an_empty_list_says_so_on_stderr(
     capsys: pytest.CaptureFixture[str], fp: FakeProcess
 ) -> None:
-    fp.register([*LIST, "-o", "json", "--show-managed-fields"], stdout=kubectl_list([]))
+    fp.register(
+        [*LIST, "-o", "json", "--show-managed-fields"], stdout=kubectl_list([]), occurrences=2
+    )
     fp.register(
         [*K, "get", "namespace", "testns", "--ignore-not-found", "-o", "name"],
         stdout="namespace/testns\n",
+        occurrences=2,
     )
     code, out, err = run(capsys, "-n", "testns", "list", "-o", "table")
+    assert (code, out, err) == (0, "", "No Manager workloads found.\n")
+    code, out, err = run(capsys, "-n", "testns", "list", "-o", "name")
     assert (code, out, err) == (0, "", "No Manager workloads found.\n")
 
 
