@@ -22,8 +22,10 @@ from ..contract.errors import AdapterError, InternalError, Interrupted, InvalidI
 from ..kubectl.interrupts import Signalled, deferred, interrupting
 from .output import (
     FORMATS,
+    Shown,
     deliver,
     lost,
+    refusal,
     say,
     settle,
     stderr_or_null,
@@ -127,12 +129,12 @@ def _first_read(
     if command == "create":
         assert spec is not None
         return (commands.get_deployment(spec.hostname), args.namespace) if args.namespace else None
-    if command in ("status", "network", "reconfigure", "delete"):
+    if command in ("status", "describe", "network", "reconfigure", "delete"):
         try:
             pid = parse_provider_id(args.provider_id)
         except Refused:
             return None  # the operation says why, in its place
-        if command in ("status", "network"):
+        if command in ("status", "describe", "network"):
             return commands.named_workload(pid.name), pid.namespace
         return commands.get_deployment(pid.name), pid.namespace
     return None
@@ -209,7 +211,7 @@ def _on_node(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSpe
 
         return {"items": list_documents(runner, runner.context_namespace(), args.node_id)}
     provider = _provider(args, runner)
-    if args.dry_run and command in ("list", "status", "network", "check", "nodes"):
+    if args.dry_run and command in ("list", "status", "describe", "network", "check", "nodes"):
         return provider.read_plan(command, getattr(args, "provider_id", None))
     if command == "create":
         assert spec is not None
@@ -222,7 +224,7 @@ def _on_node(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSpe
     if command in ("start", "stop", "delete"):
         operation = getattr(provider, command)
         return operation(args.provider_id, container_id=args.container_id)
-    if command in ("status", "network"):
+    if command in ("status", "describe", "network"):
         return getattr(provider, command)(args.provider_id)
     if command == "list":
         return provider.list()
@@ -310,9 +312,10 @@ def _run(argv: list[str], started: float, process: bool) -> int:
                 finishing()
                 return lost(exc, 0, "the help", PROG)
             args.started = started
-            fmt = args.output or "json"
-            if args.command == "render" and args.output not in (None, "yaml"):
-                raise InvalidInput(f"render prints the manifest as YAML: -o {fmt} does not apply")
+            fmt = args.output or _default_format(args.command)
+            refused = args.output and refusal(args.command, fmt, dry_run=args.dry_run)
+            if refused:  # before anything runs: a write is never made only to be refused
+                raise InvalidInput(refused, {"field": "output", "output": fmt})
             with _progress(args) as stderr:
                 if args.verbose:
                     _log_to(stderr, argv)
@@ -340,17 +343,29 @@ def _run(argv: list[str], started: float, process: bool) -> int:
         say(redact(traceback.format_exc()).rstrip("\n"))
         return code
     code = 0
+    shown = Shown(fmt, headers=not args.no_headers)
     if args.command == "check" and not args.dry_run:
         from ..operations.cluster_checks import check_exit_code
 
         code = check_exit_code(result)  # the document is printed either way
     document = _dump(result)
     return deliver(
-        lambda out: write_result(args.command, document, fmt, out, sys.stderr),
+        lambda out: write_result(args.command, document, shown, out, sys.stderr),
         code,
         f"the result of {args.command}",
         PROG,
     )
+
+
+def _default_format(command: str) -> str:
+    """JSON (Manager's contract), except ``describe`` for a person at a terminal: its text,
+    as ``kubectl describe`` prints. A stdout that is closed or absent is no terminal."""
+    if command != "describe":
+        return "json"
+    try:
+        return "table" if sys.stdout.isatty() else "json"
+    except (AttributeError, ValueError):  # None (fd 1 closed at start), or a closed file
+        return "json"
 
 
 def _nothing() -> None:

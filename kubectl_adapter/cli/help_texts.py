@@ -60,8 +60,9 @@ spec (a JSON file, or - for stdin; schema: docs/schema/spec.json):
   Unknown fields are refused; every violation is named (InvalidInput, exit 2)."""
 
 OUTPUT_HELP = (
-    "output format: json (default, what Manager reads), yaml, or table "
-    "(list, status, nodes, check, and commands answering a snapshot; others print yaml)"
+    "output format: json (default, what Manager reads), yaml, table (list, status, nodes, "
+    "check, and commands answering a snapshot; others print yaml), wide (a workload table "
+    "with age, Pod IP, node and image), or name (deployment.apps/NAME lines for kubectl)"
 )
 
 DRY_RUN_HELP = (
@@ -75,6 +76,7 @@ examples:
   kubectl-adapter -n manager check -o table
   kubectl-adapter -n manager create --spec web-1.json
   kubectl-adapter status manager/web-1 -o table
+  kubectl-adapter describe manager/web-1
   kubectl-adapter COMMAND --help       (each command: an example, its flags, exit codes)
 
 {PLUGIN}
@@ -128,6 +130,15 @@ COMMANDS: dict[str, Command] = {
         ("kubectl-adapter status manager/web-1 -o table",),
         "Statuses: running, offline, creating, failed, missing, unknown (docs/lifecycle.md).\n"
         "An API that cannot answer gives status unknown, exit 0.",
+    ),
+    "describe": Command(
+        "one container in detail: status, drift, Pods, container states, conditions, events",
+        (
+            "kubectl-adapter describe manager/web-1",
+            "kubectl-adapter describe manager/web-1 -o yaml",
+        ),
+        "Text like kubectl describe when stdout is a terminal (or with -o table), else\n"
+        "JSON; two kubectl calls (the workload, then the namespace's Warning events).",
     ),
     "network": Command(
         "the container's current (ephemeral) Pod IP; MAC is always null",

@@ -1,8 +1,10 @@
-"""How a command's document reaches stdout: ``-o json`` (Manager's contract), ``yaml``, ``table``.
+"""How a command's document reaches stdout: ``-o json`` (Manager's contract), ``yaml``,
+``table``, ``wide``, ``name``; ``describe``'s text.
 
-JSON is the default and exactly what it always was. YAML and tables are built from the same
-JSON document, so they can never disagree with it. ``yaml_text`` and ``tables`` are imported
-only when asked for: Manager's JSON path imports nothing new.
+JSON is the default and exactly what it always was. YAML, tables, names and describe's text
+are built from the same JSON document, so they can never disagree with it. ``yaml_text``,
+``tables`` and ``describe_text`` are imported only when asked for: Manager's JSON path
+imports nothing new.
 
 A stdout that cannot take the document (closed: ``>&-``; full: ``>/dev/full``; a reader that
 went away: ``| head -c 1``) is the caller's choice, not a bug: ``deliver`` turns it into one
@@ -18,15 +20,17 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from ..contract.errors import OutputFailed
 
 __all__ = [
     "FORMATS",
+    "Shown",
     "deliver",
     "lost",
     "put",
+    "refusal",
     "settle",
     "stderr_or_null",
     "stdout",
@@ -38,7 +42,42 @@ __all__ = [
 # EIO), ValueError (a closed file object), AttributeError (a stream that is None).
 WRITE_FAILURES = (OSError, ValueError, AttributeError)
 
-FORMATS = ("json", "yaml", "table")
+FORMATS = ("json", "yaml", "table", "wide", "name")
+# For people: errors go to stderr as a line of text (Manager reads json).
+HUMAN = frozenset({"table", "wide", "name"})
+SNAPSHOT_COMMANDS = frozenset({"list", "status", "create", "start", "stop", "reconfigure"})
+# The commands -o name means something for (tables.NAME_COMMANDS: they answer with objects).
+NAME_COMMANDS = SNAPSHOT_COMMANDS | {"delete", "nodes"}
+
+
+class Shown(NamedTuple):
+    """How the result is shown: the format, and ``--no-headers``."""
+
+    format: str
+    headers: bool = True
+
+
+def refusal(command: str, fmt: str, *, dry_run: bool) -> str | None:
+    """Why ``-o fmt`` means nothing for this command (checked before anything runs), or None."""
+    if command == "render" and fmt != "yaml":
+        return f"render prints the manifest as YAML: -o {fmt} does not apply"
+    if fmt == "name":
+        if dry_run:
+            return "a --dry-run plan names no object: -o name does not apply (use -o json)"
+        if command not in NAME_COMMANDS:
+            return (
+                f"{command} names no workload: -o name applies to list, status, create, "
+                "start, stop, reconfigure, delete and nodes"
+            )
+    if fmt == "wide" and command not in SNAPSHOT_COMMANDS:
+        return (
+            f"-o wide applies to the workload tables (list, status, create, start, stop, "
+            f"reconfigure), not to {command}"
+        )
+    if command == "describe" and fmt not in ("json", "yaml", "table"):
+        return f"describe prints text, -o json or -o yaml: -o {fmt} does not apply"
+    return None
+
 
 # What ``-o table`` says on stderr, like kubectl's "No resources found", when a list is empty.
 _EMPTY = {"list": "No Manager workloads found.", "nodes": "No nodes found."}
@@ -52,33 +91,69 @@ def write_json(document: Any, out: IO[str]) -> None:
     put(out, json.dumps(document, indent=indent, check_circular=False) + "\n")
 
 
-def write_result(command: str, result: Any, fmt: str, out: IO[str], err: IO[str]) -> None:
-    """A command's result: ``render``'s manifest as is, any other document in ``fmt``."""
+def write_result(command: str, result: Any, shown: Shown | str, out: IO[str], err: IO[str]) -> None:
+    """A command's result: ``render``'s manifest as is, any other document as ``shown``."""
+    shown = Shown(shown) if isinstance(shown, str) else shown
+    fmt = shown.format
     if isinstance(result, str):
         put(out, result)
     elif fmt == "yaml":
         _write_yaml(result, out)
-    elif fmt == "table":
-        from .tables import table
+    elif command == "describe" and fmt == "table" and "dryRun" not in result:
+        from .describe_text import describe_text
 
-        text = table(command, result)
-        if text is None:
-            _write_yaml(result, out)
-        elif text:
-            put(out, text)
-        else:  # a note for a person: never a reason to fail the command
-            with contextlib.suppress(*WRITE_FAILURES):
-                err.write(_EMPTY.get(command, "Nothing found.") + "\n")
+        put(out, describe_text(result))
+    elif fmt in ("table", "wide"):
+        _write_table(command, result, shown, out, err)
+    elif fmt == "name":
+        from .tables import names
+
+        found = names(command, result)
+        put(out, "".join(f"{name}\n" for name in found))
+        if not found:  # kubectl: "No resources found", on stderr; a note, never a failure
+            note = _EMPTY.get(command) or f"{result.get('providerId')}: no such deployment"
+            _note(err, note)
     else:
         write_json(result, out)
 
 
+def _write_table(command: str, result: Any, shown: Shown, out: IO[str], err: IO[str]) -> None:
+    from .tables import drifted, table
+
+    wide = None
+    if shown.format == "wide":
+        from ..rules.clock import utc_now
+
+        wide = utc_now()
+    text = table(command, result, wide=wide, headers=shown.headers)
+    if text is None:
+        _write_yaml(result, out)
+    elif text:
+        put(out, text)
+        if shown.headers:  # a person reading: say where the changes are shown
+            for provider_id in drifted(command, result):
+                _note(
+                    err,
+                    f"{provider_id} drifted from what Manager applied: "
+                    f"kubectl-adapter describe {provider_id} shows what changed",
+                )
+    else:
+        _note(err, _EMPTY.get(command, "Nothing found."))
+
+
+def _note(err: IO[str], line: str) -> None:
+    """A note for a person on stderr: never a reason to fail the command."""
+    with contextlib.suppress(*WRITE_FAILURES):
+        err.write(line + "\n")
+
+
 def write_error(document: dict[str, Any], fmt: str, out: IO[str], err: IO[str]) -> None:
-    """``{"error": ...}`` on stdout in ``fmt``; with ``-o table``, for a person, on stderr."""
-    if fmt == "json":
-        write_json(document, out)
-    elif fmt == "yaml":
+    """``{"error": ...}`` on stdout in ``fmt``; with ``-o table|wide|name``, for a person, on
+    stderr."""
+    if fmt == "yaml":
         _write_yaml(document, out)
+    elif fmt not in HUMAN:
+        write_json(document, out)
     else:
         from .yaml_text import dump
 

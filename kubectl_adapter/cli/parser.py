@@ -122,6 +122,12 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         default=default,
         help=texts.OUTPUT_HELP,
     )
+    add(
+        "--no-headers",
+        action="store_true",
+        default=False if not suppress else default,
+        help="tables (-o table, -o wide) without their header line, as kubectl's",
+    )
     add("--timeout", metavar="S", type=_seconds, default=default, help="bound on each wait (300)")
     add(
         "--request-timeout",
@@ -220,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     spec(command("create"))
     for name in ("check", "nodes", "list", "capabilities"):
         command(name)
-    for name in ("status", "network"):
+    for name in ("status", "describe", "network"):
         provider_id(command(name))
     for name in ("start", "stop", "delete"):
         sub = command(name)

@@ -1,17 +1,20 @@
-"""``-o table``: kubectl-get-like tables of the JSON documents, for people.
+"""``-o table|wide|name``: kubectl-get-like tables of the JSON documents, for people.
 
 Each layout reads the document Manager gets (the JSON contract), never a model, so a table
 can never say something the JSON does not. Columns are left-aligned and three spaces apart
-like kubectl's; an absent value is ``<none>``; a cell never spans lines. Commands without a
-layout here (delete, network, capabilities, render) and dry-run plans print YAML instead.
+like kubectl's; an absent value is ``<none>``; a cell never spans lines. ``wide`` adds the
+columns kubectl's ``-o wide`` would (age, Pod IP, node, image); ``name`` prints
+``deployment.apps/NAME`` lines for piping into kubectl. Commands without a layout here
+(delete, network, capabilities, render) and dry-run plans print YAML instead.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
-__all__ = ["check_table", "nodes_table", "snapshots_table", "table"]
+__all__ = ["check_table", "drift_cell", "names", "nodes_table", "snapshots_table", "table"]
 
 NONE = "<none>"
 GAP = "   "
@@ -20,23 +23,29 @@ SNAPSHOT_COLUMNS = (
     "PROVIDER ID",
     "STATUS",
     "READY",
-    "POD IP",
-    "IMAGE",
+    "DRIFT",
     "CPUS",
     "MEMORY",
     "CONTAINER ID",
     "NODE ID",
     "MESSAGE",
 )
+# -o wide: kubectl's names for what it adds (a Pod's IP and NODE, a Deployment's AGE and
+# IMAGES), before MESSAGE, which stays last: the one long, free-text column.
+WIDE_COLUMNS = ("AGE", "POD IP", "NODE", "IMAGE")
 NODE_COLUMNS = ("NAME", "STATUS", "VERSION", "CPU", "MEMORY", "PODS")
 PERMISSION_COLUMNS = ("VERB", "RESOURCE", "ALLOWED", "NEEDED FOR", "REASON")
 
 
-def render(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """Aligned columns; the last one is not padded (no trailing spaces)."""
-    widths = [max(len(row[i]) for row in [headers, *rows]) for i in range(len(headers))]
+def render(
+    headers: Sequence[str], rows: Sequence[Sequence[str]], *, show_headers: bool = True
+) -> str:
+    """Aligned columns; the last one is not padded (no trailing spaces). Without headers
+    (``--no-headers``) the columns are as wide as the rows alone need, as in kubectl."""
+    shown = [headers, *rows] if show_headers else list(rows)
+    widths = [max(len(row[i]) for row in shown) for i in range(len(headers))]
     lines = []
-    for row in [headers, *rows]:
+    for row in shown:
         cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])]
         lines.append(GAP.join([*cells, row[-1]]).rstrip())
     return "\n".join(lines) + "\n"
@@ -56,28 +65,55 @@ def cell(value: Any) -> str:
     return "".join(" " if ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F else c for c in text)
 
 
-def _snapshot_row(item: dict[str, Any]) -> list[str]:
+def drift_cell(drift: Any) -> str:
+    """``in-sync``, ``unknown``, or what drifted: the kinds of change, e.g. ``image,env``."""
+    if not isinstance(drift, dict):
+        return "unknown"
+    if drift.get("state") != "drifted":
+        return cell(drift.get("state") or "unknown")
+    kinds: list[str] = []
+    for change in drift.get("changes") or []:
+        what = cell(change.get("what"))
+        if what not in kinds:
+            kinds.append(what)
+    return ",".join(kinds) or "drifted"
+
+
+def _snapshot_row(item: dict[str, Any], wide: datetime | None) -> list[str]:
     memory = item.get("memoryMb")
-    return [
+    row = [
         cell(item.get("providerId")),
         cell(item.get("status")),
         f"{item.get('readyReplicas', 0)}/{item.get('replicas', 0)}",
-        cell(item.get("podIp")),
-        cell(item.get("image")),
+        drift_cell(item.get("drift")),
         cell(item.get("cpus")),
         NONE if memory is None else f"{memory}Mi",
         cell(item.get("containerId")),
         cell(item.get("node")),
-        cell(item.get("message")),
     ]
+    if wide is not None:
+        from ..rules.clock import age
+
+        row += [
+            age(item.get("createdAt"), wide),
+            cell(item.get("podIp")),
+            cell(item.get("podNode")),
+            cell(item.get("image")),
+        ]
+    return [*row, cell(item.get("message"))]
 
 
-def snapshots_table(items: Sequence[dict[str, Any]]) -> str:
-    """``list``, ``status`` and the commands that answer with a Snapshot."""
-    return render(SNAPSHOT_COLUMNS, [_snapshot_row(item) for item in items])
+def snapshots_table(
+    items: Sequence[dict[str, Any]], *, wide: datetime | None = None, headers: bool = True
+) -> str:
+    """``list``, ``status`` and the commands that answer with a Snapshot; ``wide``: the
+    moment ages count to (``-o wide``)."""
+    columns = SNAPSHOT_COLUMNS[:-1] + (WIDE_COLUMNS if wide else ()) + SNAPSHOT_COLUMNS[-1:]
+    rows = [_snapshot_row(item, wide) for item in items]
+    return render(columns, rows, show_headers=headers)
 
 
-def nodes_table(items: Sequence[dict[str, Any]]) -> str:
+def nodes_table(items: Sequence[dict[str, Any]], *, headers: bool = True) -> str:
     """``nodes``: CPU, MEMORY and PODS are what Pods may use (allocatable)."""
     rows = []
     for node in items:
@@ -92,14 +128,14 @@ def nodes_table(items: Sequence[dict[str, Any]]) -> str:
                 cell(allocatable.get("pods")),
             ]
         )
-    return render(NODE_COLUMNS, rows)
+    return render(NODE_COLUMNS, rows, show_headers=headers)
 
 
 def _allowed(value: Any) -> str:
     return "yes" if value is True else "no" if value is False else "unknown"
 
 
-def check_table(document: dict[str, Any]) -> str:
+def check_table(document: dict[str, Any], *, headers: bool = True) -> str:
     """``check``: the findings like ``kubectl describe``, then one row per permission."""
     exists = document.get("namespaceExists")
     namespace = cell(document.get("namespace"))
@@ -132,26 +168,71 @@ def check_table(document: dict[str, Any]) -> str:
         )
     if not rows:
         return head
-    return head + "\n" + render(PERMISSION_COLUMNS, rows)
+    return head + "\n" + render(PERMISSION_COLUMNS, rows, show_headers=headers)
 
 
 SNAPSHOT_COMMANDS = frozenset({"list", "status", "create", "start", "stop", "reconfigure"})
 TABLE_COMMANDS = SNAPSHOT_COMMANDS | {"nodes", "check"}
+# -o name: the commands whose answer names objects, as kubectl's own -o name would.
+NAME_COMMANDS = SNAPSHOT_COMMANDS | {"delete", "nodes"}
 
 
-def table(command: str, document: Any) -> str | None:
+def _items(command: str, document: Any) -> list[Any] | None:
+    """The rows of a table or a name list; None when the document has no layout."""
+    if not isinstance(document, dict) or "dryRun" in document:
+        return None
+    items = document.get("items") if command in ("list", "nodes") else [document]
+    return items if isinstance(items, list) else None
+
+
+def table(
+    command: str,
+    document: Any,
+    *,
+    wide: datetime | None = None,
+    headers: bool = True,
+) -> str | None:
     """``command``'s document as a table; None when it has no layout (print YAML instead).
 
     An empty list is the empty string: the caller says "No workloads found" on stderr, as
-    kubectl does.
+    kubectl does. ``wide``: ``-o wide``'s extra columns, ages counted to that moment.
     """
-    if command not in TABLE_COMMANDS or not isinstance(document, dict) or "dryRun" in document:
+    if command not in TABLE_COMMANDS:
         return None
     if command == "check":
-        return check_table(document)
-    items = document.get("items") if command in ("list", "nodes") else [document]
-    if not isinstance(items, list):
+        return check_table(document, headers=headers) if isinstance(document, dict) else None
+    items = _items(command, document)
+    if items is None:
         return None
     if not items:
         return ""
-    return nodes_table(items) if command == "nodes" else snapshots_table(items)
+    if command == "nodes":
+        return nodes_table(items, headers=headers)
+    return snapshots_table(items, wide=wide, headers=headers)
+
+
+def names(command: str, document: Any) -> list[str]:
+    """``-o name``: ``deployment.apps/NAME`` per workload (``node/NAME`` per node), as kubectl
+    prints them; nothing for a workload that does not exist (missing, already deleted)."""
+    items = _items(command, document) or []
+    if command == "nodes":
+        return [f"node/{cell(node.get('name'))}" for node in items]
+    if command == "delete":
+        found = [doc for doc in items if not doc.get("alreadyMissing")]
+        return [f"deployment.apps/{cell(doc.get('providerId')).partition('/')[2]}" for doc in found]
+    return [
+        f"deployment.apps/{cell(item.get('name'))}"
+        for item in items
+        if item.get("status") != "missing"
+    ]
+
+
+def drifted(command: str, document: Any) -> list[str]:
+    """The provider IDs of the drifted workloads a snapshot table shows."""
+    if command not in SNAPSHOT_COMMANDS:
+        return []
+    return [
+        cell(item.get("providerId"))
+        for item in _items(command, document) or []
+        if (item.get("drift") or {}).get("state") == "drifted"
+    ]

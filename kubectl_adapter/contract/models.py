@@ -208,6 +208,14 @@ class DriftChange(Output):
             "the live value for image, replicas, paused and labels; never env or command"
         ),
     )
+    reconfigure: Literal["restores", "keeps", "refuses"] = field(
+        default="restores",
+        metadata=_about(
+            "what a reconfigure with Manager's spec does about it: restores it (its apply, "
+            "or the patch after it), keeps it (no patch can name that field), or refuses to "
+            "run until the Deployment's identity labels are restored by hand"
+        ),
+    )
 
 
 class Drift(Output):
@@ -256,14 +264,140 @@ class Snapshot(Output):
     generation: int = 0
     observed_generation: int = 0
     drift: Drift
+    pod_node: str | None = field(
+        default=None,
+        metadata=_about(
+            "the Kubernetes node of the current Pod (the Ready one, else the newest); null "
+            "when no Pod was read, as in what create, start, stop and reconfigure return"
+        ),
+    )
+    created_at: str | None = field(
+        default=None, metadata=_about("the Deployment's creationTimestamp (RFC 3339)")
+    )
 
     def __post_init__(self) -> None:
         self.status = Status(self.status)
 
 
+class Condition(Output):
+    """A condition of the Deployment or of a Pod, as the API reports it."""
+
+    type: str
+    status: str
+    reason: str | None = None
+    message: str | None = None
+    last_transition_time: str | None = None
+
+
+class ContainerExit(Output):
+    """How a container ended (``state.terminated`` or ``lastState.terminated``)."""
+
+    exit_code: int | None = None
+    reason: str | None = None
+    message: str | None = None
+    finished_at: str | None = None
+
+
+class ContainerState(Output):
+    """One container of a Pod: its state with the reason, restarts and its last exit."""
+
+    NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {
+        "terminated": (ContainerExit, False),
+        "last_exit": (ContainerExit, False),
+    }
+    name: str
+    init: bool = field(
+        default=False, metadata=_about("an init container (a sidecar when it keeps running)")
+    )
+    image: str | None = None
+    state: Literal["waiting", "running", "terminated", "unknown"]
+    reason: str | None = field(
+        default=None, metadata=_about("the waiting or terminated state's reason")
+    )
+    message: str | None = field(
+        default=None, metadata=_about("the waiting state's message (e.g. the image pull error)")
+    )
+    started_at: str | None = None
+    terminated: ContainerExit | None = field(
+        default=None, metadata=_about("the current state when it is terminated")
+    )
+    ready: bool = False
+    restart_count: int = 0
+    last_exit: ContainerExit | None = field(
+        default=None, metadata=_about("lastState.terminated: the run before the current one")
+    )
+
+
+class PodDescription(Output):
+    """One Pod the Deployment owns (through its ReplicaSets), as ``describe`` shows it."""
+
+    NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {
+        "containers": (ContainerState, True),
+        "conditions": (Condition, True),
+    }
+    name: str
+    replica_set: str | None = None
+    current: bool = field(
+        default=False, metadata=_about("of the newest ReplicaSet (the revision rolling out)")
+    )
+    phase: str
+    ready: bool = False
+    terminating: bool = False
+    node: str | None = field(default=None, metadata=_about("spec.nodeName"))
+    pod_ip: str | None = None
+    created_at: str | None = None
+    reason: str | None = field(default=None, metadata=_about("status.reason, e.g. Evicted"))
+    message: str | None = None
+    containers: list[ContainerState]
+    conditions: list[Condition]
+
+
+class EventSummary(Output):
+    """A Warning event about the Deployment, one of its ReplicaSets or one of its Pods."""
+
+    type: str
+    reason: str | None = None
+    message: str | None = None
+    object: str = field(metadata=_about("Kind/name of the object it is about"))
+    source: str | None = field(default=None, metadata=_about("the component that reported it"))
+    count: int = 1
+    first_seen: str | None = None
+    last_seen: str | None = None
+
+
 class SnapshotList(Output):
     NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {"items": (Snapshot, True)}
     items: list[Snapshot]
+
+
+class Description(Output):
+    """``describe``: the snapshot, and what an operator reads to see why (one screen)."""
+
+    NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {
+        "snapshot": (Snapshot, False),
+        "conditions": (Condition, True),
+        "pods": (PodDescription, True),
+        "events": (EventSummary, True),
+    }
+    snapshot: Snapshot
+    conditions: list[Condition] = field(
+        default_factory=list, metadata=_about("the Deployment's conditions")
+    )
+    replica_set: str | None = field(
+        default=None, metadata=_about("the newest ReplicaSet (the current revision)")
+    )
+    failing: list[str] = field(
+        default_factory=list,
+        metadata=_about("failures that will not heal by waiting: pod, container, reason"),
+    )
+    pods: list[PodDescription] = field(default_factory=list)
+    events: list[EventSummary] = field(
+        default_factory=list,
+        metadata=_about("the most recent Warning events about its objects, oldest first"),
+    )
+    events_error: str | None = field(
+        default=None, metadata=_about("why the events could not be read (they are best effort)")
+    )
 
 
 class NetworkInfo(Output):

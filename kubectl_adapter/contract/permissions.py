@@ -26,11 +26,21 @@ NAMESPACED_NEEDS: tuple[Need, ...] = (
     # status and network get a Deployment by name only when the read by the name label does
     # not hold it (missing, not Manager's, or applied before the name label existed).
     Need(
-        "get", "apps", "deployments", "", ("create", "status", "delete", "reconfigure", "network")
+        "get",
+        "apps",
+        "deployments",
+        "",
+        ("create", "status", "describe", "delete", "reconfigure", "network"),
     ),
     # The waits watch the Deployment (a list, then a watch); delete lists by label and name;
     # status and network list it with its ReplicaSets and Pods by the name label.
-    Need("list", "apps", "deployments", "", ("list", "wait", "delete", "status", "network")),
+    Need(
+        "list",
+        "apps",
+        "deployments",
+        "",
+        ("list", "wait", "delete", "status", "describe", "network"),
+    ),
     Need("watch", "apps", "deployments", "", ("wait", "stop (wait)", "delete (wait)")),
     # Server-side apply of an absent object is authorised as create as well as patch.
     Need("create", "apps", "deployments", "", ("create",)),
@@ -43,10 +53,17 @@ NAMESPACED_NEEDS: tuple[Need, ...] = (
         ("start", "stop", "create", "reconfigure", "rollout undo"),
     ),
     Need("delete", "apps", "deployments", "", ("delete",)),
-    Need("list", "apps", "replicasets", "", ("status", "list", "network", "rollout undo")),
-    Need("list", "", "pods", "", ("status", "list", "network")),
-    # Best effort: without it failures still fail, but their messages lose the events.
-    Need("list", "", "events", "", ("failure diagnostics",)),
+    Need(
+        "list",
+        "apps",
+        "replicasets",
+        "",
+        ("status", "describe", "list", "network", "rollout undo"),
+    ),
+    Need("list", "", "pods", "", ("status", "describe", "list", "network")),
+    # Best effort: without it failures still fail, but their messages lose the events (and
+    # describe says it could not read them).
+    Need("list", "", "events", "", ("failure diagnostics", "describe")),
     # check reads it; kubectl's `get --ignore-not-found` also GETs it after a 404.
     Need("get", "", "namespaces", "", ("check", "create")),
 )

@@ -22,7 +22,7 @@ MAX_SECONDS = 86400.0
 READ_GRACE_SECONDS = 5.0
 
 # Commands that only read: their whole run is bounded like one non-wait kubectl process.
-READ_COMMANDS = frozenset({"status", "network", "list", "nodes", "check", "render"})
+READ_COMMANDS = frozenset({"status", "describe", "network", "list", "nodes", "check", "render"})
 
 
 def check_seconds(value: float) -> float:

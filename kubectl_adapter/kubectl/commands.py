@@ -45,6 +45,14 @@ def named_workload(name: str) -> list[str]:
     return workload(name_selector(name))
 
 
+def warning_events() -> list[str]:
+    """The namespace's Warning events: the diagnostics and ``describe`` keep those about the
+    workload's own objects. One read whatever their number: a field selector cannot name
+    several objects, and a label selector selects no event (events carry no labels of the
+    objects they are about)."""
+    return ["get", "events", "--field-selector", "type=Warning", "-o", "json"]
+
+
 def owned(selector: str) -> list[str]:
     """ReplicaSets and Pods of one workload."""
     return ["get", "replicasets,pods", "-l", selector, "-o", "json"]

@@ -208,7 +208,7 @@ REPLICASET = _object({"metadata": _METADATA, "status": _object(_COUNTS)}, requir
 POD = _object(
     {
         "metadata": _METADATA,
-        "spec": _object({"initContainers": _list(_NAMED)}),
+        "spec": _object({"initContainers": _list(_NAMED), "nodeName": _string}),
         "status": _object(
             {
                 "phase": _string,

@@ -83,6 +83,7 @@ class _InitContainer(TypedDict, total=False):
 class _PodSpec(TypedDict, total=False):
     containers: list[_Container]
     initContainers: list[_InitContainer]
+    nodeName: str
 
 
 class _TemplateMetadata(TypedDict, total=False):
@@ -106,6 +107,7 @@ class _Spec(TypedDict, total=False):
     selector: _Selector
     template: _Template
     initContainers: list[_InitContainer]
+    nodeName: str
 
 
 class _ContainerStatus(TypedDict, total=False):

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ..contract.models import (
     CheckResult,
     DeleteResult,
+    Description,
     DryRunPlan,
     NetworkInfo,
     NodeInfo,
@@ -59,6 +60,12 @@ class KubernetesProvider:
         from . import reading
 
         return reading.status(self.workloads, provider_id)
+
+    def describe(self, provider_id: str) -> Description:
+        """The status with the why behind it: Pods, container states, conditions, events."""
+        from . import describing
+
+        return describing.describe(self.workloads, provider_id)
 
     def list(self, node_id: str | None = None) -> builtins.list[Snapshot]:
         """Every Manager workload of this node: one kubectl call, whatever their number."""
@@ -117,6 +124,11 @@ class KubernetesProvider:
 
     def read_plan(self, command: str, provider_id: str | None = None) -> DryRunPlan:
         """What a read-only command would run (``--dry-run``)."""
+        if command == "describe":
+            from . import describing
+
+            assert provider_id is not None
+            return describing.describe_plan(self.workloads, provider_id)
         from . import reading
 
         namespace = self.namespace() if provider_id is None else None

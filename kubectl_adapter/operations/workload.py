@@ -64,10 +64,7 @@ class Workloads:
 
     def warning_events(self, namespace: str) -> list[dict[str, Any]]:
         try:
-            data = self.runner.run_json(
-                ["get", "events", "--field-selector", "type=Warning", "-o", "json"],
-                namespace=namespace,
-            )
+            data = self.runner.run_json(commands.warning_events(), namespace=namespace)
         except AdapterError:
             return []  # Diagnostics are best effort: the original failure is what matters.
         return list((data or {}).get("items") or [])

@@ -42,6 +42,7 @@ from ..contract.naming import (
     NAME_LABEL,
     NODE_ID_LABEL,
 )
+from .takeback import by_reconfigure
 
 Path = tuple[str, ...]
 Document = dict[str, Any]
@@ -88,6 +89,7 @@ class Change(NamedTuple):
             "name": self.name,
             "by": list(self.by),
             "value": self.value,
+            "reconfigure": by_reconfigure(self.what, self.change, self.at, self.path, self.name),
         }
 
 

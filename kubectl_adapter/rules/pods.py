@@ -141,6 +141,18 @@ def pod_ip(pod: dict[str, Any] | None) -> str | None:
     return str(ip) if ip else None
 
 
+def newest_live_pod(pods: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The newest Pod that may still become the replica (a failing one included)."""
+    live = [pod for pod in pods if is_live(pod)]
+    return max(live, key=_created) if live else None
+
+
+def pod_node(pod: dict[str, Any] | None) -> str | None:
+    """The node a Pod was scheduled to (``spec.nodeName``); None before it is scheduled."""
+    node = ((pod or {}).get("spec") or {}).get("nodeName")
+    return str(node) if node else None
+
+
 def unschedulable_since(pod: dict[str, Any]) -> tuple[dict[str, Any], datetime | None] | None:
     """The PodScheduled=False/Unschedulable condition and when it began, if the pod has one.
 

@@ -13,11 +13,11 @@ Deployment's uid, so it never touches a replacement of the same name.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
 from .drift import Change, Drift, Path
+from .takeback import item_key, patch_removes
 
 Document = dict[str, Any]
 Tree = dict[str, Any]
@@ -25,48 +25,8 @@ LEAF: Tree = {}
 
 
 def _restorable(change: Change) -> bool:
-    """A change only the patch can take back (the apply takes back what Manager sets): under
-    ``spec``, by key or field (not by value or index, which a patch cannot address)."""
-    foreign = change.what in ("other", "paused", "replicas") or change.change == "added"
-    return foreign and bool(change.at) and change.at[0] == "f:spec" and _addressable(change.at)
-
-
-# Lists a strategic merge patch merges by key (the pod template's); ``k:`` items only here.
-KEYED_LISTS = frozenset(
-    {
-        "containers",
-        "initContainers",
-        "ephemeralContainers",
-        "env",
-        "volumes",
-        "volumeMounts",
-        "ports",
-        "imagePullSecrets",
-        "hostAliases",
-    }
-)
-
-
-def _addressable(path: Path) -> bool:
-    """Fields (``f:``) and items by key (``k:`` right under a keyed list) only: nothing a
-    strategic merge patch could misread (a value or an index, an item where no list is)."""
-    for i, segment in enumerate(path):
-        parent = path[i - 1][2:] if i else ""
-        item = segment.startswith("k:")
-        if item != (parent in KEYED_LISTS) or (item and not _item_key(segment)):
-            return False
-        if not item and not segment.startswith("f:"):
-            return False
-    return path[-1][2:] not in KEYED_LISTS
-
-
-def _item_key(segment: str) -> Document:
-    """The key fields of a ``k:`` segment; empty when it is not a JSON object."""
-    try:
-        found = json.loads(segment[2:])
-    except ValueError:
-        return {}
-    return found if isinstance(found, dict) else {}
+    """A change only the patch can take back (the apply takes back what Manager sets)."""
+    return patch_removes(change.what, change.change, change.at)
 
 
 def _insert(tree: Tree, path: Path) -> None:
@@ -94,7 +54,7 @@ def _convert(tree: Tree) -> Document:
 
 
 def _item(segment: str, child: Tree) -> Document:
-    item: Document = dict(_item_key(segment))
+    item: Document = dict(item_key(segment))
     if child is LEAF:
         item["$patch"] = "delete"
     else:

@@ -17,7 +17,7 @@ from ..contract.naming import CONTAINER_ID_LABEL, CONTAINER_NAME, NODE_ID_LABEL,
 from ..contract.statuses import Status
 from . import clock
 from .drift import UNKNOWN_DRIFT, drift
-from .pods import current_ready_pod_of, pod_ip
+from .pods import current_ready_pod_of, newest_live_pod, pod_ip, pod_node
 from .quantities import parse_cpu_quantity, parse_memory_mb
 from .selection import Owned, OwnerIndex, select_owned
 from .status import StatusResult, deployment_status, desired_replicas
@@ -49,7 +49,9 @@ def _document(
     namespace, name = meta.get("namespace", ""), meta.get("name", "")
     provider_id = f"{namespace}/{name}"
     result = result or deployment_status(deployment, owned.pods, now=now)
-    ip = pod_ip(current_ready_pod_of(owned))
+    current = current_ready_pod_of(owned)
+    ip = pod_ip(current)
+    shown = current or newest_live_pod(owned.newest_pods)
     container = _main_container(deployment)
     limits = (container.get("resources") or {}).get("limits") or {}
     cpu = parse_cpu_quantity(str(limits["cpu"])) if "cpu" in limits else None
@@ -76,6 +78,8 @@ def _document(
         "generation": _int(meta.get("generation")),
         "observedGeneration": _int(status.get("observedGeneration")),
         "drift": drift(deployment).document(),
+        "podNode": pod_node(shown),
+        "createdAt": meta.get("creationTimestamp"),
     }
 
 
@@ -118,6 +122,8 @@ def placeholder_document(pid: ProviderId, status: Status, message: str) -> Docum
         "generation": 0,
         "observedGeneration": 0,
         "drift": UNKNOWN_DRIFT.document(),
+        "podNode": None,
+        "createdAt": None,
     }
 
 

@@ -133,12 +133,17 @@ def test_list_table_columns(capsys: pytest.CaptureFixture[str], fp: FakeProcess)
 def test_an_empty_list_says_so_on_stderr(
     capsys: pytest.CaptureFixture[str], fp: FakeProcess
 ) -> None:
-    fp.register([*LIST, "-o", "json", "--show-managed-fields"], stdout=kubectl_list([]))
+    fp.register(
+        [*LIST, "-o", "json", "--show-managed-fields"], stdout=kubectl_list([]), occurrences=2
+    )
     fp.register(
         [*K, "get", "namespace", "testns", "--ignore-not-found", "-o", "name"],
         stdout="namespace/testns\n",
+        occurrences=2,
     )
     code, out, err = run(capsys, "-n", "testns", "list", "-o", "table")
+    assert (code, out, err) == (0, "", "No Manager workloads found.\n")
+    code, out, err = run(capsys, "-n", "testns", "list", "-o", "name")
     assert (code, out, err) == (0, "", "No Manager workloads found.\n")
 
 
@@ -221,3 +226,108 @@ def test_check_not_ok_keeps_its_exit_code_in_every_format(
         codes[wanted] = code
         assert "patch deployments/scale (apps)" in out
     assert set(codes.values()) == {5}
+
+
+# -- describe, -o wide, -o name, --no-headers ----------------------------------------------
+
+EVENTS = [*K, "get", "events", "--field-selector", "type=Warning", "-o", "json"]
+
+
+def test_describe_is_json_on_a_pipe_text_with_table_and_two_calls(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess
+) -> None:
+    register_cluster(fp)
+    fp.register(EVENTS, stdout=kubectl_list([]), occurrences=9)
+    code, out, _ = run(capsys, "describe", "testns/web-1")
+    assert code == 0
+    document = json.loads(out)  # not a terminal: JSON, Manager's default
+    assert document["snapshot"]["status"] == "running"
+    assert [p["name"] for p in document["pods"]] == ["web-1-5d8f7c9b6d-abcde"]
+    assert [call[:6] for call in fp.calls] == [NAMED[:6], EVENTS[:6]]  # two kubectl calls
+
+    code, out, err = run(capsys, "describe", "testns/web-1", "-o", "table")
+    from kubectl_adapter.cli.describe_text import describe_text
+
+    assert (code, err) == (0, "")
+    assert out.startswith("Name:          web-1\n")
+    # the same document, as text (ages aside: counted when printed)
+    assert out.splitlines()[:10] == describe_text(document).splitlines()[:10]
+    code, out, _ = run(capsys, "describe", "testns/web-1", "-o", "yaml")
+    assert yaml.safe_load(out) == document
+
+
+def test_describe_of_a_missing_workload_reads_no_events(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess
+) -> None:
+    fp.register(NAMED, stdout=kubectl_list([]))
+    fp.register(
+        GET,
+        returncode=1,
+        stderr='Error from server (NotFound): deployments.apps "web-1" not found\n',
+    )
+    code, out, _ = run(capsys, "describe", "testns/web-1")
+    assert code == 0
+    assert json.loads(out)["snapshot"]["status"] == "missing"
+    assert len(fp.calls) == 2 and all("events" not in call for call in fp.calls)
+
+
+def test_describe_says_when_it_could_not_read_the_events(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess
+) -> None:
+    register_cluster(fp)
+    fp.register(
+        EVENTS,
+        returncode=1,
+        stderr='Error from server (Forbidden): events is forbidden: User "system:serviceaccount:'
+        'testns:manager" cannot list resource "events" in API group "" in the namespace '
+        '"testns"\n',
+    )
+    code, out, _ = run(capsys, "describe", "testns/web-1", "-o", "table")
+    assert code == 0
+    assert "Events:        <unknown: Forbidden: " in out
+
+
+def test_wide_name_and_no_headers_through_the_cli(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess
+) -> None:
+    register_cluster(fp)
+    code, out, err = run(capsys, "-n", "testns", "list", "-o", "wide")
+    assert code == 0 and err == ""
+    header, row = out.splitlines()
+    assert re.split(r" {3,}", header)[-5:] == ["AGE", "POD IP", "NODE", "IMAGE", "MESSAGE"]
+    assert "10.244.0.5" in row.split()
+    assert run(capsys, "-n", "testns", "list", "-o", "name") == (
+        0,
+        "deployment.apps/web-1\n",
+        "",
+    )
+    code, out, _ = run(capsys, "-n", "testns", "list", "--no-headers")
+    assert json.loads(out)["items"]  # JSON ignores it, as kubectl's does
+    code, out, _ = run(capsys, "-n", "testns", "list", "-o", "table", "--no-headers")
+    assert out.split()[0] == "testns/web-1" and len(out.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "-o", "name"],
+        ["network", "testns/web-1", "-o", "name"],
+        ["describe", "testns/web-1", "-o", "name"],
+        ["describe", "testns/web-1", "-o", "wide"],
+        ["nodes", "-o", "wide"],
+        ["delete", "testns/web-1", "-o", "wide"],
+        ["--dry-run", "delete", "testns/web-1", "-o", "name"],
+        ["--dry-run", "status", "testns/web-1", "-o", "name"],
+        ["render", "--spec", "-", "-o", "name"],
+    ],
+    ids=" ".join,
+)
+def test_a_format_that_means_nothing_is_refused_before_anything_runs(
+    capsys: pytest.CaptureFixture[str], fp: FakeProcess, argv: list[str]
+) -> None:
+    fp.allow_unregistered(False)
+    code, out, err = run(capsys, "-n", "testns", *argv)
+    assert (code, out) == (2, "")
+    assert err.startswith("Error (InvalidInput): ")
+    assert "does not apply" in err or "applies to" in err
+    assert not fp.calls

@@ -108,8 +108,10 @@ def test_bash_syntax(bash_script: Path) -> None:
     [
         ("kubectl-adapter st", ["status", "start", "stop"]),
         ("kubectl-adapter re", ["render", "reconfigure"]),
+        ("kubectl-adapter de", ["describe", "delete"]),
+        ("kubectl-adapter list --no-h", ["--no-headers"]),
         ("kubectl-adapter -n manager li", ["list"]),
-        ("kubectl-adapter list -o ", ["json", "yaml", "table"]),
+        ("kubectl-adapter list -o ", ["json", "yaml", "table", "wide", "name"]),
         ("kubectl-adapter -o t", ["table"]),
         ("kubectl-adapter stop --containe", ["--container-id"]),
         ("kubectl-adapter reconfigure --roll", ["--rollback-on-failure"]),
@@ -135,8 +137,12 @@ def test_bash_completes_spec_file_names(bash_script: Path, tmp_path: Path) -> No
         ([""], [f"{n}\t{c.summary}" for n, c in COMMANDS.items()], NO_FILE),
         (["st"], ["status", "start", "stop"], NO_FILE),
         (["-n", "manager", "li"], ["list"], NO_FILE),
-        (["--kubeconfig", "/k", "--context", "c", "de"], ["delete"], NO_FILE),
-        (["list", "-o", ""], ["json", "yaml", "table"], NO_FILE),
+        (["--kubeconfig", "/k", "--context", "c", "del"], ["delete"], NO_FILE),
+        (["list", "-o", ""], ["json", "yaml", "table", "wide", "name"], NO_FILE),
+        (["-o", "w"], ["wide"], NO_FILE),
+        (["d"], ["describe", "delete"], NO_FILE),
+        (["describe", ""], [], NO_FILE),
+        (["list", "--no-"], ["--no-headers"], NO_FILE),
         (["list", "--output", "y"], ["yaml"], NO_FILE),
         (["--output=t"], ["--output=table"], NO_FILE),
         (["-o"], ["-o"], NO_FILE),
@@ -173,7 +179,7 @@ def test_cobra_format() -> None:
 
 def test_entry_point_prints_cobra_lines(capsys: pytest.CaptureFixture[str]) -> None:
     assert kubectl_complete(["list", "-o", ""]) == 0
-    assert capsys.readouterr().out == "json\nyaml\ntable\n:4\n"
+    assert capsys.readouterr().out == "json\nyaml\ntable\nwide\nname\n:4\n"
 
 
 def test_the_executable_is_installed_beside_the_plugin() -> None:
@@ -194,7 +200,8 @@ def _kubectl() -> str:
     ("typed", "offered"),
     [
         (["adapter", "st"], ["status", "start", "stop"]),
-        (["adapter", "-n", "manager", "list", "-o", ""], ["json", "yaml", "table"]),
+        (["adapter", "-n", "manager", "list", "-o", ""], ["json", "yaml", "table", "wide", "name"]),
+        (["adapter", "de"], ["describe", "delete"]),
         (["adapter", "completion", "z"], ["zsh"]),
     ],
 )
@@ -246,7 +253,7 @@ def test_bash_completes_kubectl_adapter(tmp_path: Path) -> None:
         "__start_kubectl",
         GET_COMP_WORDS,
     )
-    assert sorted(offered) == ["json", "table", "yaml"]
+    assert sorted(offered) == ["json", "name", "table", "wide", "yaml"]
 
 
 # -- provider IDs from the cluster ---------------------------------------------------------
@@ -265,9 +272,10 @@ def test_a_provider_id_slot_asks_the_lookup_with_the_words_typed() -> None:
         NO_FILE,
     )
     assert seen == [["-n", "ns", "status"]]
+    assert candidates(parser, ["describe", "ns/d"], lookup) == (["ns/db"], NO_FILE)
     assert candidates(parser, ["list", ""], lookup) == ([], NO_FILE)  # no slot: not asked
     assert candidates(parser, ["status", "ns/db", ""], lookup) == ([], NO_FILE)
-    assert len(seen) == 1
+    assert len(seen) == 2
 
 
 @pytest.fixture(scope="module")

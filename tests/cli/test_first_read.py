@@ -129,11 +129,12 @@ def test_first_read_is_what_each_operation_reads_first() -> None:
         ("-n", "ns", "list"): commands.list_workloads(None),
         ("status", "ns/web-1"): commands.named_workload("web-1"),
         ("network", "ns/web-1"): commands.named_workload("web-1"),
+        ("describe", "ns/web-1"): commands.named_workload("web-1"),
         ("delete", "ns/web-1"): commands.get_deployment("web-1"),
     }
     for argv, read in cases.items():
         assert cli._first_read(parser.parse_args(list(argv)), None) == (read, "ns"), argv
-    for argv in (("start", "ns/web-1"), ("stop", "ns/web-1"), ("--dry-run", "status", "ns/x")):
+    for argv in (("start", "ns/web-1"), ("stop", "ns/web-1"), ("--dry-run", "describe", "ns/x")):
         # Writes are never started ahead; a dry run runs no kubectl it does not print.
         assert cli._first_read(parser.parse_args(list(argv)), None) is None, argv
     assert cli._first_read(parser.parse_args(["status", "not a provider id"]), None) is None

@@ -123,6 +123,7 @@ def test_the_probe_would_see_pydantic() -> None:
     "argv",
     [
         ["status", "default/web-1"],
+        ["describe", "default/web-1"],
         ["list"],
         ["create", "--spec", str(EXAMPLE)],
         ["start", "default/web-1"],
@@ -213,6 +214,7 @@ LATE = [
 COMMANDS = {
     "list": (["list"], 150),
     "status": (["status", "default/web-1"], 160),
+    "describe": (["describe", "default/web-1"], 160),
     "start": (["start", "default/web-1"], 160),
     "stop": (["stop", "default/web-1"], 160),
     "delete": (["delete", "default/web-1"], 160),
@@ -247,3 +249,49 @@ def test_the_first_call_probe_would_see_a_late_module() -> None:
     argv = ["--kubectl", "/bin/false", "-n", "default", "status", "default/web-1"]
     modules = run_fresh(code, json.dumps(argv))["modules"]
     assert isinstance(modules, list) and "logging" in modules
+
+
+def test_describe_imports_what_status_does_until_its_first_kubectl(tmp_path: Path) -> None:
+    """describe starts status's read as early as status does: by then it has imported
+    nothing status has not (its operation and text are loaded while kubectl runs)."""
+    kubectl = tmp_path / "kubectl"
+    kubectl.write_text("#!/bin/sh\necho 'error: You must be logged in to the server' >&2\nexit 1\n")
+    kubectl.chmod(0o755)
+    loaded = {}
+    for command in ("status", "describe"):
+        argv = ["--kubectl", str(kubectl), "-n", "default", command, "default/web-1"]
+        modules = run_fresh(FIRST_CALL, json.dumps(argv))["modules"]
+        assert isinstance(modules, list), command
+        loaded[command] = set(modules)
+    assert loaded["describe"] - loaded["status"] == set()
+
+
+# The whole run, first read to printed document: describe loads status's modules and its own.
+WHOLE_RUN = """
+import contextlib, io, json, sys
+argv = json.loads(sys.argv[1])
+with contextlib.redirect_stdout(io.StringIO()):
+    from kubectl_adapter.cli.app import main
+    main(argv)
+print(json.dumps({"modules": sorted(sys.modules)}))
+"""
+DESCRIBE_OWN = {
+    "kubectl_adapter.operations.describing",
+    "kubectl_adapter.rules.description",
+    "kubectl_adapter.cli.describe_text",
+    "kubectl_adapter.cli.tables",
+}
+
+
+def test_describe_loads_no_more_than_status_beyond_its_own_modules(tmp_path: Path) -> None:
+    kubectl = tmp_path / "kubectl"
+    kubectl.write_text(
+        "#!/bin/sh\necho 'The connection to the server 127.0.0.1:6443 was refused - did you "
+        "specify the right host or port?' >&2\nexit 1\n"
+    )
+    kubectl.chmod(0o755)
+    loaded = {}
+    for command in ("status", "describe"):
+        argv = ["--kubectl", str(kubectl), "-n", "default", command, "default/web-1"]
+        loaded[command] = set(run_fresh(WHOLE_RUN, json.dumps([*argv, "-o", "table"]))["modules"])
+    assert loaded["describe"] - loaded["status"] <= DESCRIBE_OWN

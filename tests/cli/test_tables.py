@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from kubectl_adapter.cli.tables import check_table, nodes_table, snapshots_table, table
+from kubectl_adapter.cli.tables import (
+    check_table,
+    drift_cell,
+    names,
+    nodes_table,
+    snapshots_table,
+    table,
+)
 
 
 def snapshot(**changes: Any) -> dict[str, Any]:
@@ -32,6 +40,9 @@ def snapshot(**changes: Any) -> dict[str, Any]:
         "updatedReplicas": 1,
         "generation": 2,
         "observedGeneration": 2,
+        "drift": {"state": "in-sync", "changes": [], "summary": "", "restored": []},
+        "podNode": "kind-worker",
+        "createdAt": "2026-12-01T20:00:00Z",
     }
     return base | changes
 
@@ -58,11 +69,11 @@ def test_snapshots_are_one_aligned_row_each() -> None:
         containerId="1234",
     )
     assert snapshots_table([snapshot(), stopped]) == (
-        "PROVIDER ID     STATUS    READY   POD IP       IMAGE          CPUS   MEMORY   "
+        "PROVIDER ID     STATUS    READY   DRIFT     CPUS   MEMORY   "
         "CONTAINER ID   NODE ID   MESSAGE\n"
-        "manager/web-1   running   1/1     10.244.0.7   nginx:latest   0.5    512Mi    "
+        "manager/web-1   running   1/1     in-sync   0.5    512Mi    "
         "42             7         1 of 1 replicas available\n"
-        "manager/db      offline   0/0     <none>       nginx:latest   2      2048Mi   "
+        "manager/db      offline   0/0     in-sync   2      2048Mi   "
         "1234           7         stopped (0 replicas)\n"
     )
 
@@ -77,16 +88,16 @@ def test_unknown_values_are_none_and_a_cell_never_breaks_the_line() -> None:
         node=None,
         containerId=None,
         podIp=None,
+        drift={"state": "unknown", "changes": [], "summary": "", "restored": []},
     )
     lines = snapshots_table([unknown]).splitlines()
     assert len(lines) == 2
     cells = lines[1].split()
-    assert cells[:9] == [
+    assert cells[:8] == [
         "manager/web-1",
         "unknown",
         "1/1",
-        "<none>",
-        "<none>",
+        "unknown",
         "<none>",
         "<none>",
         "<none>",
@@ -197,3 +208,88 @@ def test_check_of_a_missing_namespace() -> None:
 )
 def test_which_commands_have_a_table(command: str, document: Any, expected: str | None) -> None:
     assert table(command, document) == expected
+
+
+# -- drift, -o wide, -o name, --no-headers ------------------------------------------------
+
+DRIFTED = {
+    "state": "drifted",
+    "changes": [
+        {"what": "image", "change": "changed", "by": ["kubectl-set"], "reconfigure": "restores"},
+        {"what": "env", "change": "added", "name": "A", "by": ["kubectl-set"]},
+        {"what": "env", "change": "added", "name": "B", "by": ["kubectl-set"]},
+    ],
+    "summary": "image changed to nginx:1.27 by kubectl-set; env A added by kubectl-set",
+    "restored": [],
+}
+
+
+@pytest.mark.parametrize(
+    ("drift", "shown"),
+    [
+        (DRIFTED, "image,env"),
+        ({"state": "in-sync", "changes": []}, "in-sync"),
+        ({"state": "unknown", "changes": []}, "unknown"),
+        (None, "unknown"),
+    ],
+)
+def test_the_drift_column_says_what_drifted(drift: Any, shown: str) -> None:
+    assert drift_cell(drift) == shown
+    row = snapshots_table([snapshot(drift=drift)]).splitlines()[1].split()
+    assert row[3] == shown
+
+
+def test_wide_adds_kubectls_columns_before_the_message() -> None:
+    now = datetime(2026, 12, 1, 20, 5, 10, tzinfo=UTC)
+    failing = snapshot(
+        providerId="manager/crash",
+        status="failed",
+        podIp=None,
+        message="CrashLoopBackOff",
+        createdAt="2026-11-28T20:00:00Z",
+    )
+    assert snapshots_table([snapshot(), failing], wide=now) == (
+        "PROVIDER ID     STATUS    READY   DRIFT     CPUS   MEMORY   CONTAINER ID   NODE ID   "
+        "AGE     POD IP       NODE          IMAGE          MESSAGE\n"
+        "manager/web-1   running   1/1     in-sync   0.5    512Mi    42             7         "
+        "5m10s   10.244.0.7   kind-worker   nginx:latest   1 of 1 replicas available\n"
+        "manager/crash   failed    1/1     in-sync   0.5    512Mi    42             7         "
+        "3d      <none>       kind-worker   nginx:latest   CrashLoopBackOff\n"
+    )
+    assert table("status", snapshot(), wide=now) == snapshots_table([snapshot()], wide=now)
+
+
+def test_no_headers_drops_the_header_line_and_its_width() -> None:
+    assert snapshots_table([snapshot()], headers=False) == (
+        "manager/web-1   running   1/1   in-sync   0.5   512Mi   42   7   "
+        "1 of 1 replicas available\n"
+    )
+    assert table("nodes", {"items": [NODE]}, headers=False) == (
+        "kind-control-plane   Ready   v1.32.0   7800m   15000000Ki   110\n"
+    )
+    assert "VERB" not in (table("check", CHECK, headers=False) or "")
+
+
+@pytest.mark.parametrize(
+    ("command", "document", "expected"),
+    [
+        ("list", {"items": [snapshot(), snapshot(name="db")]}, ["web-1", "db"]),
+        ("list", {"items": []}, []),
+        ("status", snapshot(), ["web-1"]),
+        ("status", snapshot(status="unknown"), ["web-1"]),
+        ("status", snapshot(status="missing"), []),
+        ("stop", snapshot(status="offline"), ["web-1"]),
+        (
+            "delete",
+            {"providerId": "manager/web-1", "deleted": True, "alreadyMissing": False},
+            ["web-1"],
+        ),
+        ("delete", {"providerId": "manager/web-1", "deleted": False, "alreadyMissing": True}, []),
+    ],
+)
+def test_names_are_kubectls(command: str, document: Any, expected: list[str]) -> None:
+    assert names(command, document) == [f"deployment.apps/{name}" for name in expected]
+
+
+def test_node_names_are_kubectls() -> None:
+    assert names("nodes", {"items": [NODE]}) == ["node/kind-control-plane"]

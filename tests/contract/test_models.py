@@ -27,9 +27,10 @@ SNAPSHOT: dict[str, Any] = {
         "state": "drifted", "summary": "image changed by kubectl-edit",
         "changes": [{"what": "image", "change": "changed", "by": ["kubectl-edit"],
                      "path": "spec.template.spec.containers[name=main].image", "name": "main",
-                     "value": "nginx:2"}],
+                     "value": "nginx:2", "reconfigure": "restores"}],
         "restored": [],
     },
+    "podNode": "node-1", "createdAt": "2026-12-01T20:00:00Z",
 }  # fmt: skip
 DOCUMENTS: dict[str, dict[str, Any]] = {
     "Snapshot": SNAPSHOT,

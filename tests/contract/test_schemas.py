@@ -615,3 +615,31 @@ def test_image_space_rule_is_whitespace_and_c0_controls() -> None:
             assert f"U+{code:04X}" in message, hex(code)
         else:
             assert message == "", hex(code)
+
+
+def test_descriptions_match_describe_json() -> None:
+    """describe's documents (a failing workload with events, a missing one) fit the schema."""
+    from datetime import UTC, datetime
+
+    from kubectl_adapter.rules.description import description_document, placeholder_description
+    from kubectl_adapter.rules.snapshots import placeholder_document
+    from tests.k8s_objects import event
+
+    dep = deployment(available=0)
+    rs = replicaset(dep)
+    crashing = pod(
+        rs,
+        ready=False,
+        waiting=("CrashLoopBackOff", "back-off 10s"),
+        restarts=2,
+        last_terminated=("Error", 1),
+    )
+    events = [event("Pod", crashing["metadata"]["name"], "BackOff", "Back-off restarting")]
+    now = datetime(2026, 11, 30, 0, 10, tzinfo=UTC)
+    failing = description_document(dep, [rs], [crashing], events, now=now, events_error=None)
+    assert failing["events"] and failing["pods"][0]["containers"][0]["lastExit"]
+    assert_valid("describe.json", failing)
+    missing = placeholder_description(
+        placeholder_document(ProviderId("testns", "gone"), Status.MISSING, "does not exist")
+    )
+    assert_valid("describe.json", missing | {"eventsError": "Forbidden: events is forbidden"})

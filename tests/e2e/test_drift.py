@@ -276,6 +276,7 @@ def test_each_kind_of_drift_is_reported_and_reconfigure_takes_it_back(
     for kind, _, expected in kinds:
         change = _found(drift, expected)
         assert change["by"] == ([] if expected[1] == "removed" else [WAYS[way]]), (kind, change)
+        assert change["reconfigure"] == "restores", (kind, change)  # as the reconfigure below
         reported[kind] = change
     assert len(drift["changes"]) == len(kinds), drift["summary"]
 
@@ -312,6 +313,7 @@ def test_altered_ownership_label_is_reported_and_reconfigure_refuses_until_resto
     drift = ok(cluster.adapter("status", pid))["drift"]
     change = _found(drift, ("labels", "changed", NODE_ID))
     assert (change["by"], change["value"]) == ([WAYS[way]], "8")
+    assert change["reconfigure"] == "refuses"  # as the reconfigure below does
     refused = cluster.adapter("reconfigure", pid, "--spec", "-", stdin=wanted)
     assert refused.error_type == "InvalidInput", refused.doc
     _kubectl(cluster, "label", "deployment", name, f"{NODE_ID}=7", "--overwrite")

@@ -554,4 +554,9 @@ def test_kubectl_processes_per_operation(cluster: Cluster, tmp_path: Path) -> No
     assert verbs("reconfigure", pid, "--spec", "-", stdin=spec(name, cid)) == rollout
     unchanged = ["get deployment", "apply --server-side"]  # the apply shows it complete
     assert verbs("reconfigure", pid, "--spec", "-", stdin=spec(name, cid)) == unchanged
+    workload = "get deployments,replicasets,pods"
+    assert verbs("status", pid) == [workload]
+    assert verbs("list") == [workload]
+    # describe: status's read, then the Warning events (they cannot join it: cli.md)
+    assert verbs("describe", pid) == [workload, "get events"]
     assert verbs("delete", pid) == ["get deployment", "delete deployments"]

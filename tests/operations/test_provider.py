@@ -223,6 +223,8 @@ def test_create_applies_waits_and_reports_the_snapshot(fp: FakeProcess, clock: C
         "observedGeneration": 1,
         # These fixtures carry no managedFields: nothing to compare with.
         "drift": {"state": "unknown", "changes": [], "summary": "", "restored": []},
+        "podNode": None,  # no Pod read
+        "createdAt": "2026-11-30T00:00:00Z",
     }
     assert snapshot.message == "1/1 available"
     assert seen["manifest"] == render_manifest(spec, "testns")
@@ -1521,6 +1523,30 @@ def test_dry_run_status_and_network_equal_the_real_run(
         assert calls(fp) == expected[case]
         return
     planned, ran = _planned_then_ran(fp, plan_calls, _read_only(command))
+    assert planned == ran == expected[case]
+
+
+@pytest.mark.parametrize("case", ["labelled", "legacy", "missing"])
+def test_dry_run_describe_equals_the_real_run(fp: FakeProcess, case: str) -> None:
+    """describe: status's reads, then the Warning events (not for a missing workload)."""
+    expected = {
+        "labelled": [NAMED, EVENTS],
+        "legacy": [NAMED, GET, OWNED, EVENTS],
+        "missing": [NAMED, GET],
+    }
+    for _ in range(2):  # the plan's reads, then the real run's
+        if case == "labelled":
+            fp.register(NAMED, stdout=kubectl_list(running_objects()))
+        else:
+            fp.register(NAMED, stdout=kubectl_list([]))
+            if case == "missing":
+                fp.register(GET, **ABSENT)
+            else:
+                fp.register(GET, stdout=kubectl_object(legacy_objects()[0]))
+    fp.register(OWNED, stdout=kubectl_list(legacy_objects()[1:]))
+    fp.register(EVENTS, stdout=kubectl_list([]))
+    plan_calls = {"labelled": 1, "legacy": 2, "missing": 2}[case]
+    planned, ran = _planned_then_ran(fp, plan_calls, _read_only("describe"))
     assert planned == ran == expected[case]
 
 

@@ -80,7 +80,7 @@ def test_stop_with_a_bad_flag_runs_no_kubectl(
 
 
 def test_default_deadline_per_command_kind() -> None:
-    for read in ("status", "list", "network", "check", "nodes", "render"):
+    for read in ("status", "describe", "list", "network", "check", "nodes", "render"):
         assert default_deadline(read, timeout=300, call_timeout=60) == 60
     for write in ("create", "start", "stop", "delete", "reconfigure"):
         assert default_deadline(write, timeout=300, call_timeout=60) == 300.5

@@ -712,3 +712,38 @@ def test_drift_and_restore_never_fail_on_any_field_tree(
     if patch is not None:
         assert patch["metadata"] == {"uid": dep["metadata"]["uid"]}
         json.dumps(patch)
+
+
+# -- what reconfigure does about each change (DriftChange.reconfigure) ---------------------
+
+# Every case reconfigure takes back (tests/e2e/test_drift.py proves it on the fake), but the
+# Deployment's own identity label, which reconfigure refuses to rewrite.
+REFUSED = {"the node-id label altered"}
+
+
+@pytest.mark.parametrize(("dep",), [(c[1],) for c in CASES], ids=[c[0] for c in CASES])
+def test_each_change_says_what_reconfigure_does_about_it(
+    dep: dict[str, Any], request: pytest.FixtureRequest
+) -> None:
+    case = request.node.callspec.id
+    verdicts = {c["reconfigure"] for c in drift(dep).document()["changes"]}
+    assert verdicts == ({"refuses"} if case in REFUSED else {"restores"}), case
+
+
+def spread_constraint_added() -> dict[str, Any]:
+    """A keyed item of a list a strategic merge patch does not merge by key: no patch can
+    name it, so reconfigure leaves it."""
+    key = 'k:{"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule"}'
+    path = (*TEMPLATE_SPEC, "f:topologySpreadConstraints", key)
+    dep = workload(entry("kubectl-edit", "Update", (*path, "f:maxSkew")))
+    dep["spec"]["template"]["spec"]["topologySpreadConstraints"] = [
+        {"topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "maxSkew": 1}
+    ]
+    return dep
+
+
+def test_a_change_no_patch_can_name_is_kept_and_left_out_of_the_patch() -> None:
+    dep = spread_constraint_added()
+    (change,) = drift(dep).document()["changes"]
+    assert (change["what"], change["reconfigure"]) == ("other", "keeps")
+    assert restore_patch(dep, drift(dep)) is None

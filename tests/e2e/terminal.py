@@ -1,0 +1,78 @@
+"""The real CLI as a person runs it: stdout and stderr each on a pseudo-terminal."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import select
+import struct
+import subprocess
+import sys
+import termios
+import threading
+from typing import NamedTuple
+
+from .conftest import ROOT, WAIT_TIMEOUT, Cluster
+
+
+class Seen(NamedTuple):
+    code: int
+    out: str  # what the stdout terminal showed, newlines as "\n"
+    err: str
+
+
+def _drain(master: int, into: list[bytes]) -> None:
+    while True:
+        ready, _, _ = select.select([master], [], [], 60)
+        if not ready:
+            return
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: every writer has closed the terminal
+            return
+        if not chunk:
+            return
+        into.append(chunk)
+
+
+def on_terminal(cluster: Cluster, *args: str, columns: int = 250) -> Seen:
+    """``kubectl-adapter ARGS`` with stdout and stderr on terminals (``TERM=xterm``)."""
+    argv = [
+        sys.executable,
+        "-m",
+        "kubectl_adapter",
+        *cluster._conn_flags(),
+        "-n",
+        cluster.namespace,
+        "--cache-dir",
+        cluster._cache_dir(),
+        "--timeout",
+        WAIT_TIMEOUT,
+        *args,
+    ]
+    terminals = [pty.openpty(), pty.openpty()]
+    for _, slave in terminals:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=terminals[0][1],
+        stderr=terminals[1][1],
+        cwd=ROOT,
+        env={**os.environ, "TERM": "xterm"},
+    )
+    chunks: list[list[bytes]] = [[], []]
+    readers = []
+    for (master, slave), into in zip(terminals, chunks, strict=True):
+        os.close(slave)
+        reader = threading.Thread(target=_drain, args=(master, into), daemon=True)
+        reader.start()
+        readers.append(reader)
+    code = proc.wait(timeout=120)
+    for reader in readers:
+        reader.join(timeout=30)
+    for master, _ in terminals:
+        os.close(master)
+    out, err = (b"".join(c).decode("utf-8", "replace").replace("\r\n", "\n") for c in chunks)
+    return Seen(code, out, err)

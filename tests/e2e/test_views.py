@@ -1,0 +1,99 @@
+"""What a person sees at a terminal: the DRIFT column, ``-o wide``, ``-o name`` into kubectl,
+``--no-headers``; the real CLI on pseudo-terminals, the real kubectl, the fake cluster."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from typing import Any
+
+from tests.e2e.conftest import Cluster, Result, spec
+from tests.e2e.terminal import on_terminal
+
+
+def ok(result: Result) -> Any:
+    assert result.code == 0, (result.code, result.doc, result.stderr[-2000:])
+    return result.doc
+
+
+def kubectl(cluster: Cluster, *args: str, stdin: str | None = None) -> str:
+    proc = subprocess.run(
+        ["kubectl", *cluster._conn_flags(), "-n", cluster.namespace, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+    assert proc.returncode == 0, (args, proc.stderr)
+    return proc.stdout
+
+
+def row(table: str, provider_id: str) -> dict[str, str]:
+    """The row of ``provider_id`` by column name (columns are three spaces apart or more)."""
+    header, *rows = table.splitlines()
+    names = re.split(r" {3,}", header)
+    for line in rows:
+        if line.split()[0] == provider_id:
+            starts: list[int] = []
+            for column in names:  # in order: "NODE" is found after "NODE ID"
+                starts.append(header.index(column, starts[-1] + 1 if starts else 0))
+            ends = [*starts[1:], None]
+            return {n: line[s:e].strip() for n, s, e in zip(names, starts, ends, strict=True)}
+    raise AssertionError(f"{provider_id} not in\n{table}")
+
+
+def test_a_drifted_workload_shows_in_the_tables(cluster: Cluster) -> None:
+    """Issue 27: after ``kubectl set image`` the table said only "1/1 available"."""
+    name, cid = cluster.workload("view-drift")
+    pid = ok(cluster.adapter("create", "--spec", "-", stdin=spec(name, cid)))["providerId"]
+    kubectl(cluster, "set", "image", f"deployment/{name}", "main=nginx:1.27")
+    seen = on_terminal(cluster, "status", pid, "-o", "table")
+    assert seen.code == 0, seen
+    assert row(seen.out, pid)["DRIFT"] == "image"
+    assert f"{pid} drifted from what Manager applied: kubectl-adapter describe {pid}" in seen.err
+    listed = on_terminal(cluster, "list", "-o", "table")
+    assert row(listed.out, pid)["DRIFT"] == "image"
+    quiet = on_terminal(cluster, "status", pid, "-o", "table", "--no-headers")
+    assert quiet.out.split()[:4] == [pid, quiet.out.split()[1], quiet.out.split()[2], "image"]
+    assert "PROVIDER ID" not in quiet.out and "drifted" not in quiet.err
+
+
+def test_wide_adds_age_pod_ip_node_and_image(cluster: Cluster) -> None:
+    name, cid = cluster.workload("view-wide")
+    pid = ok(cluster.adapter("create", "--spec", "-", stdin=spec(name, cid)))["providerId"]
+    document = ok(cluster.adapter("status", pid))
+    assert document["podIp"] and document["podNode"] and document["createdAt"]
+    pods = cluster.kubectl_json("get", "pods", "-l", f"org.mieweb.opensource-server.name={name}")
+    nodes = {p["spec"].get("nodeName") for p in pods["items"]}
+    assert document["podNode"] in nodes
+    seen = on_terminal(cluster, "status", pid, "-o", "wide")
+    assert seen.code == 0, seen
+    wide = row(seen.out, pid)
+    assert re.fullmatch(r"\d+s|\d+m(\d+s)?", wide["AGE"]), wide
+    assert (wide["POD IP"], wide["NODE"], wide["IMAGE"]) == (
+        document["podIp"],
+        document["podNode"],
+        "nginx:latest",
+    )
+    assert list(wide)[-1] == "MESSAGE"
+
+
+def test_names_pipe_into_kubectl(cluster: Cluster) -> None:
+    name, cid = cluster.workload("view-name")
+    body = spec(name, cid)
+    created = cluster.adapter("create", "--spec", "-", "-o", "name", stdin=body)
+    assert (created.code, created.doc) == (0, f"deployment.apps/{name}\n")
+    listed = cluster.adapter("list", "-o", "name")
+    assert f"deployment.apps/{name}" in str(listed.doc).splitlines()
+    read = kubectl(cluster, "get", *str(listed.doc).split(), "-o", "jsonpath={.items[*].kind}")
+    assert set(read.split()) == {"Deployment"}
+    stopped = cluster.adapter("stop", f"{cluster.namespace}/{name}", "-o", "name")
+    assert (stopped.code, stopped.doc) == (0, f"deployment.apps/{name}\n")
+    deleted = cluster.adapter("delete", f"{cluster.namespace}/{name}", "-o", "name")
+    assert (deleted.code, deleted.doc) == (0, f"deployment.apps/{name}\n")
+    again = cluster.adapter("delete", f"{cluster.namespace}/{name}", "-o", "name")
+    assert (again.code, again.doc) == (0, None)
+    assert "no such deployment" in again.stderr
+    refused = cluster.adapter("check", "-o", "name")
+    assert refused.code == 2 and refused.stderr.startswith("Error (InvalidInput): check names")
