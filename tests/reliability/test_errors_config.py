@@ -114,6 +114,9 @@ def test_unknown_context(tmp_path: Path, cluster: Cluster, args: list[str]) -> N
     )
     assert "nosuchctx" in error["message"], error
     assert error["details"]["kubeconfig"] == f"--kubeconfig {fake.kubeconfig}"
+    # kubectl says it once per kind it was asked for (status reads three): shown once
+    lines = error["details"]["stderr"].splitlines()
+    assert len(lines) == 1 and "nosuchctx" in lines[0], error
 
 
 def test_a_good_kubeconfig_still_works(tmp_path: Path, cluster: Cluster) -> None:
