@@ -296,9 +296,15 @@ def _run(argv: list[str], started: float, process: bool) -> int:
             finishing()
     except AdapterError as exc:
         finishing()
-        write_error(exc.to_json(), fmt, sys.stdout, sys.stderr)
-        if exc.type == "InvalidInput" and "usage" in exc.details:
-            _hint_usage(exc.details["usage"])
+        if exc.type == "InvalidInput" and "usage" in exc.details and _at_a_terminal():
+            # A person mistyped: one message, as kubectl words it. A program reading stdout
+            # (Manager) gets the error document, as for any other error.
+            from .mistyped import usage_text
+
+            sys.stderr.write(usage_text(exc.message, exc.details, PROG))
+            sys.stderr.flush()
+        else:
+            write_error(exc.to_json(), fmt, sys.stdout, sys.stderr)
         return exc.exit_code
     except Signalled as exc:
         return _interrupted(exc.signum, fmt)
@@ -346,14 +352,12 @@ def _progress(args: argparse.Namespace) -> Iterator[_Sink]:
         yield display
 
 
-def _hint_usage(usage: str) -> None:
-    """A person at a terminal who mistyped gets the usage too (Manager reads the JSON)."""
-    if not sys.stderr.isatty():
-        return
-    from .progress import enabled
-
-    if enabled(sys.stderr):
-        sys.stderr.write(f"{usage}\nRun '{PROG} --help' for the commands and examples.\n")
+def _at_a_terminal() -> bool:
+    """stdout is a terminal: a person reads what is printed, no program parses it."""
+    try:
+        return sys.stdout.isatty()
+    except ValueError:  # closed
+        return False
 
 
 def _log_to(stream: _Sink, argv: Sequence[str]) -> None:
