@@ -69,7 +69,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_top_level_help_points_the_way(capsys: pytest.CaptureFixture[str]) -> None:
     out = help_of(capsys)
-    assert "kubectl-adapter -n manager create --spec web-1.json" in out
+    assert "kubectl-adapter -n manager create --spec examples/nginx.json" in out
     assert "kubectl adapter -n manager list" in out  # flags after the plugin's name
     assert "not: kubectl -n manager adapter list" in out
     assert "docs/cli.md" in out
