@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubectl_adapter.cli import app as cli
@@ -114,6 +114,8 @@ WORDS = st.one_of(
 )
 
 
+# No deadline: the first examples build the parser and import difflib, slow on a loaded machine.
+@settings(deadline=None)
 @given(st.lists(WORDS, max_size=6))
 def test_any_command_line_parses_or_is_invalid_input(argv: list[str]) -> None:
     """Never another exception; what is suggested is always a real command, flag or choice."""
