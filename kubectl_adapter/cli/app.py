@@ -323,10 +323,14 @@ def _run(argv: list[str], started: float, process: bool) -> int:
             finishing()
     except AdapterError as exc:
         finishing()
-        code = _report(exc, fmt, exc.exit_code)
-        if exc.type == "InvalidInput" and "usage" in exc.details:
-            _hint_usage(exc.details["usage"])
-        return code
+        if exc.type == "InvalidInput" and "usage" in exc.details and _is_terminal(sys.stdout):
+            # A person mistyped: one message, as kubectl words it. A program reading stdout
+            # (Manager) gets the error document, as for any other error.
+            from .mistyped import usage_text
+
+            say(usage_text(exc.message, exc.details, PROG).rstrip("\n"))
+            return exc.exit_code
+        return _report(exc, fmt, exc.exit_code)
     except Signalled as exc:
         return _interrupted(exc.signum, fmt)
     except KeyboardInterrupt:
@@ -394,18 +398,8 @@ def _progress(args: argparse.Namespace) -> Iterator[_Sink]:
 def _is_terminal(stream: Any) -> bool:
     try:
         return bool(stream.isatty())
-    except (AttributeError, ValueError):  # closed
+    except (AttributeError, ValueError):  # None (fd closed at start), or closed
         return False
-
-
-def _hint_usage(usage: str) -> None:
-    """A person at a terminal who mistyped gets the usage too (Manager reads the JSON)."""
-    if not _is_terminal(sys.stderr):
-        return
-    from .progress import enabled
-
-    if enabled(sys.stderr):
-        say(f"{usage}\nRun '{PROG} --help' for the commands and examples.")
 
 
 def _log_to(stream: _Sink, argv: Sequence[str]) -> None:

@@ -1,7 +1,8 @@
 """The words of ``--help``: what each command does, an example, the spec, the exit codes.
 
 Plain strings only (importing this costs nothing); ``parser.build_parser`` puts them in place.
-The full contract is docs/cli.md; ``tests/test_help.py`` keeps the two in step.
+The full contract is docs/cli.md; ``tests/cli/test_help.py`` keeps the two in step, and
+``tests/test_examples.py`` runs every example (from a clone's root: ``examples/`` exists).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ spec (a JSON file, or - for stdin; schema: docs/schema/spec.json):
    "cpus": 0.5, "memoryMb": 512, "env": {"KEY": "value"}, "entrypoint": "nginx -g 'daemon off;'"}
   containerId, nodeId  Kubernetes label values (Manager's IDs)
   hostname             DNS-1123 label: the Deployment's name, never renamed
-  cpus, memoryMb       requests = limits (0.5 -> 500m, 512 -> 512Mi)
+  cpus, memoryMb       limits (0.5 -> 500m, 512 -> 512Mi); requests a quarter (125m, 128Mi)
   env, entrypoint      optional; entrypoint is a string (split like a shell) or a list
   Unknown fields are refused; every violation is named (InvalidInput, exit 2)."""
 
@@ -74,10 +75,10 @@ DRY_RUN_HELP = (
 EPILOG = f"""\
 examples:
   kubectl-adapter -n manager check -o table
-  kubectl-adapter -n manager create --spec web-1.json
+  kubectl-adapter -n manager create --spec examples/nginx.json
   kubectl-adapter status manager/web-1 -o table
   kubectl-adapter describe manager/web-1
-  kubectl-adapter COMMAND --help       (each command: an example, its flags, exit codes)
+  kubectl-adapter create --help        # each command: examples, its flags, exit codes
 
 {PLUGIN}
 
@@ -99,7 +100,7 @@ COMMANDS: dict[str, Command] = {
         "create the container and wait until it is available",
         (
             "kubectl-adapter -n manager create --spec examples/nginx.json",
-            "kubectl-adapter -n manager create --spec - < web-1.json",
+            "kubectl-adapter -n manager create --spec - < examples/nginx.json",
         ),
         "Applies the Deployment server-side, then waits for its rollout (--timeout).\n"
         "Prints the Snapshot; store its providerId (namespace/name).",
@@ -161,7 +162,10 @@ COMMANDS: dict[str, Command] = {
     ),
     "reconfigure": Command(
         "re-apply env, entrypoint, CPU and memory; wait for rollout",
-        ("kubectl-adapter reconfigure manager/web-1 --spec web-1.json --rollback-on-failure",),
+        (
+            "kubectl-adapter reconfigure manager/web-1 --spec examples/nginx-reconfigured.json "
+            "--rollback-on-failure",
+        ),
         "The spec is the whole new spec: hostname and the IDs must stay the same.\n"
         "Replicas are untouched: a stopped container stays stopped.",
         spec=True,

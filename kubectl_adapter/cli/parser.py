@@ -6,6 +6,7 @@ Building the parser imports nothing heavy; the version is looked up only for ``-
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any, NoReturn
 
 from ..contract.errors import InvalidInput
@@ -48,7 +49,8 @@ PROVIDER_ID = {
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that raises InvalidInput instead of printing usage and exiting 2."""
+    """argparse that raises InvalidInput instead of printing usage and exiting 2, naming a
+    mistyped command, flag or choice with its close matches (``mistyped``)."""
 
     def error(self, message: str) -> NoReturn:
         raise InvalidInput(f"{self.prog}: {message}", {"usage": self.format_usage().strip()})
@@ -58,6 +60,47 @@ class _Parser(argparse.ArgumentParser):
         would drop a failed write, or print on stderr when stdout is closed)."""
         if message:
             put(file if file is not None else stdout(), message)
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        if action.choices is not None and value not in action.choices:
+            from .mistyped import invalid_choice
+
+            raise invalid_choice(self, action, value)
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        try:
+            parsed, extras = self.parse_known_args(argv, namespace)
+        except InvalidInput:
+            # A flag it does not know makes argparse complain about something else (the
+            # word after it taken for the command, a required flag "missing"): say the cause.
+            from .mistyped import first_unknown_flag
+
+            found = first_unknown_flag(self, argv)
+            if found is not None:
+                raise found from None
+            raise
+        if extras:
+            from .mistyped import first_unknown_flag, unknown_flag
+
+            found = first_unknown_flag(self, argv)
+            flags = [extra for extra in extras if extra.startswith("-") and len(extra) > 1]
+            if found is None and flags:
+                command = getattr(parsed, "command", None)
+                found = unknown_flag(_command_parser(self, command), flags[0])
+            if found is not None:
+                raise found
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+
+def _command_parser(
+    parser: argparse.ArgumentParser, command: str | None
+) -> argparse.ArgumentParser:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            return action.choices[command]  # type: ignore[no-any-return]
+    return parser
 
 
 class _Version(argparse._VersionAction):

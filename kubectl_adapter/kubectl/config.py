@@ -14,6 +14,8 @@ __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_WAIT_TIMEOUT",
     "ClusterConfig",
+    "context_in_use",
+    "current_context_of",
     "kubeconfig_looked_for",
     "kubeconfig_missing",
     "kubeconfig_paths",
@@ -49,8 +51,14 @@ class ClusterConfig(NamedTuple):
     started: float | None = None
 
 
-# A non-empty current-context in kubeconfig YAML or JSON.
-_CURRENT_CONTEXT = re.compile(r"""(?<![\w-])["']?current-context["']?\s*:\s*["']?[^"'\s,}]""")
+# The top-level current-context of a YAML kubeconfig (a key at column 0), its value plain or
+# quoted, a comment after it allowed.
+_CURRENT_CONTEXT = re.compile(
+    r"""^(?:current-context|"current-context"|'current-context')[ \t]*:[ \t]*"""
+    r"""(?:"(?P<double>(?:[^"\\\n]|\\.)*)"|'(?P<single>(?:[^'\n]|'')*)'|"""
+    r"""(?P<plain>[^\s#'"][^\n]*?))?(?:[ \t]+#[^\n]*)?[ \t]*$""",
+    re.M,
+)
 
 
 def kubeconfig_paths(config: ClusterConfig) -> list[str]:
@@ -75,15 +83,65 @@ def kubeconfig_looked_for(config: ClusterConfig) -> str:
 
 def kubeconfig_usable(config: ClusterConfig) -> bool:
     """Some kubeconfig file exists and names a context (``--context`` or current-context)."""
+    texts = _kubeconfig_texts(config)
+    if config.context:
+        return any(text is not None for text in texts)
+    return any(text is not None and current_context_of(text) for text in texts)
+
+
+def context_in_use(config: ClusterConfig) -> str | None:
+    """The context kubectl uses: ``--context``, else the first current-context the kubeconfig
+    files set, in kubectl's order (the first file to set it wins); None when none does.
+
+    Read from the files, not with ``kubectl config current-context``: that costs a process.
+    """
+    if config.context:
+        return config.context
+    for text in _kubeconfig_texts(config):
+        found = current_context_of(text) if text is not None else None
+        if found:
+            return found
+    return None
+
+
+def current_context_of(text: str) -> str | None:
+    """A kubeconfig's (YAML or JSON) current-context; None when it sets none (or ``""``)."""
+    if text.lstrip().startswith("{"):
+        import json
+
+        try:
+            document = json.loads(text)
+        except ValueError:
+            return None
+        value = document.get("current-context") if isinstance(document, dict) else None
+        return value if isinstance(value, str) and value else None
+    found = _CURRENT_CONTEXT.search(text)
+    if found is None:
+        return None
+    if found["double"] is not None:
+        import json
+
+        try:
+            value = json.loads(f'"{found["double"]}"')
+        except ValueError:
+            return None
+    elif found["single"] is not None:
+        value = found["single"].replace("''", "'")
+    else:
+        value = found["plain"] or ""
+    return str(value) or None
+
+
+def _kubeconfig_texts(config: ClusterConfig) -> list[str | None]:
+    """Each kubeconfig file's text (its first MiB), None for one that cannot be read."""
+    texts: list[str | None] = []
     for path in kubeconfig_paths(config):
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read(1 << 20)
+                texts.append(handle.read(1 << 20))
         except OSError:
-            continue
-        if config.context or _CURRENT_CONTEXT.search(text):
-            return True
-    return False
+            texts.append(None)
+    return texts
 
 
 def kubeconfig_missing(config: ClusterConfig) -> bool:

@@ -238,10 +238,14 @@ ERROR_TABLE: tuple[Rule, ...] = (
 
 
 def clean_stderr(stderr: str) -> str:
-    """kubectl's stderr without klog lines and blank lines, redacted."""
+    """kubectl's stderr without klog lines, blank lines and repeats, redacted.
+
+    kubectl 1.32 says some errors once per kind it was asked for (``get
+    deployments,replicasets,pods`` with an unknown context: the same line three times); each
+    distinct line is kept once, where it first came."""
     lines = [line.rstrip() for line in stderr.splitlines()]
     kept = [line for line in lines if line.strip() and not _KLOG_LINE.match(line)]
-    return redact("\n".join(kept))
+    return redact("\n".join(dict.fromkeys(kept)))
 
 
 def _is_warning(line: str) -> bool:

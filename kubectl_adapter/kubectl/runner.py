@@ -3,7 +3,8 @@
 Every call: a list argv (never a shell string), a timeout, manifests on stdin, stdout and
 stderr captured, failures translated by ``kubectl_errors.classify``. With ``verbose`` each
 command is logged as bash an operator can paste (``transcript``), followed by its outcome as
-a comment; kubectl's own stderr is logged too from ``verbose`` 2 (``-vv``). A wait loop
+a comment; kubectl's own stderr (and its ``-v=N`` on the line) is logged too from ``verbose`` 2
+(``-vv``). A wait loop
 passes ``wait=transcript.Wait(...)`` on each slice, so the log shows the whole wait once.
 
 Bounds: a read-only kubectl (``get``, ``version``) lives at most ``--request-timeout`` plus a
@@ -220,7 +221,12 @@ class KubectlRunner:
         shown = self.display(argv)
         verbose = int(self.config.verbose)
         if verbose:
-            _log("%s", transcript_command(argv, stdin=stdin, wait=wait, absent=absent_ok))
+            _log(
+                "%s",
+                transcript_command(
+                    argv, stdin=stdin, wait=wait, absent=absent_ok, kubectl_verbosity=verbose > 1
+                ),
+            )
         bound = timeout if timeout is not None else self.default_bound(args)
         remaining = self.remaining()
         cut = remaining is not None and remaining < bound
@@ -417,7 +423,11 @@ class KubectlRunner:
         shown = self.display(argv)
         verbose = int(self.config.verbose)
         if verbose:
-            _log("%s", transcript_command(argv, wait=wait, by_hand=self._by_hand(wait, namespace)))
+            by_hand = self._by_hand(wait, namespace)
+            _log(
+                "%s",
+                transcript_command(argv, wait=wait, by_hand=by_hand, kubectl_verbosity=verbose > 1),
+            )
         remaining = self.remaining()
         if remaining is not None and remaining <= 0:
             raise self._deadline_reached("before", shown)

@@ -48,6 +48,9 @@ class Wait(NamedTuple):
 # writes it): only the Deployment's own resourceVersion, never one deeper in the document.
 _RESOURCE_VERSION = re.compile(r"^  resourceVersion: (.*)\n", re.M)
 _TIMEOUT = re.compile(r"^--timeout=\d+s$")
+# kubectl's own verbosity (``patch … -v=6``: its response lines type a 5xx whose body names
+# no reason). Pasted, it would flood the terminal with round-tripper lines and whole objects.
+_VERBOSITY = re.compile(r"^--?v=\d+$")
 # kubectl's own log lines (``E1130 01:41:10.384773 14350 memcache.go:265] ...``).
 _KLOG = re.compile(r"^[IWEF]\d{4} ")
 
@@ -61,6 +64,11 @@ def display(argv: Sequence[str]) -> str:
     """The command on one line as an operator would type it (``kubectl``, not its path)."""
     shown = ["kubectl", *argv[1:]] if argv and os.path.basename(argv[0]) == "kubectl" else argv
     return redact(shlex.join(shown))
+
+
+def quiet(argv: Sequence[str]) -> list[str]:
+    """The command without kubectl's own ``-v=N``, which changes nothing but its stderr."""
+    return [arg for arg in argv if not _VERBOSITY.match(arg)]
 
 
 def whole_wait(argv: Sequence[str], total: float) -> list[str]:
@@ -93,14 +101,21 @@ def command(
     wait: Wait | None = None,
     by_hand: Sequence[str] | None = None,
     absent: bool = False,
+    kubectl_verbosity: bool = False,
 ) -> str:
     """One command as pasteable bash: the line, its note as a comment, its stdin heredoc.
+
+    kubectl's own ``-v=N`` is left out unless ``kubectl_verbosity`` (``-vv``, which shows
+    kubectl's stderr too): it changes nothing in the cluster, and pasted it floods the
+    terminal. The run keeps it.
 
     A later slice of a wait is only a comment: the first slice was shown as the whole wait.
     ``by_hand`` (the argv of ``wait.by_hand``): ``argv`` is a watch, shown as a comment
     above the command that waits the same way. ``absent``: the adapter read this command's
     404 as "absent", so a paste goes on after it.
     """
+    if not kubectl_verbosity:
+        argv = quiet(argv)
     if wait is not None and not wait.first:
         return f"# still waiting: next slice, {display(argv)}"
     watch = ""
@@ -110,7 +125,7 @@ def command(
             "# (judging each event, killed once the wait is decided; pasted, a watch never "
             "ends: the next line waits for the same end state)\n"
         )
-        argv = by_hand
+        argv = by_hand if kubectl_verbosity else quiet(by_hand)
     shown = display(whole_wait(argv, wait.total) if wait is not None else argv)
     notes = [note] if note else []
     if absent:

@@ -113,9 +113,12 @@ class KubernetesProvider:
 
     def check(self) -> CheckResult:
         """kubectl and API reachable, namespace present, and every permission, one by one."""
+        from ..kubectl.config import context_in_use
         from .cluster_checks import check_cluster
 
-        return check_cluster(self.runner, self.namespace(), self.config.context)
+        # The context kubectl uses, from the kubeconfig when --context is not given (null
+        # only when no kubeconfig names one: kubectl then fails, and check with it).
+        return check_cluster(self.runner, self.namespace(), context_in_use(self.config))
 
     def nodes(self) -> builtins.list[NodeInfo]:
         from .cluster_checks import list_nodes

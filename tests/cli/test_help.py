@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -68,7 +69,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_top_level_help_points_the_way(capsys: pytest.CaptureFixture[str]) -> None:
     out = help_of(capsys)
-    assert "kubectl-adapter -n manager create --spec web-1.json" in out
+    assert "kubectl-adapter -n manager create --spec examples/nginx.json" in out
     assert "kubectl adapter -n manager list" in out  # flags after the plugin's name
     assert "not: kubectl -n manager adapter list" in out
     assert "docs/cli.md" in out
@@ -134,14 +135,15 @@ def test_docs_list_every_global_flag() -> None:
                 assert f"`{option}" in CLI_MD or f", {option}" in CLI_MD, option
 
 
-def test_a_mistyped_command_on_a_terminal_also_shows_the_usage() -> None:
-    """Manager's pipes get the JSON error only; a person at a terminal gets the usage too."""
+def on_a_terminal(*argv: str, stdout_too: bool = True) -> tuple[int, str, str]:
+    """The CLI with stderr (and stdout, unless ``stdout_too`` is False) on a pseudo-terminal:
+    its exit code, what a pipe on stdout got, and all the terminal received."""
     import pty
 
     master, slave = pty.openpty()
     proc = subprocess.run(
-        [sys.executable, "-m", "kubectl_adapter", "frobnicate"],
-        stdout=subprocess.PIPE,
+        [sys.executable, "-m", "kubectl_adapter", *argv],
+        stdout=slave if stdout_too else subprocess.PIPE,
         stderr=slave,
         text=True,
         timeout=60,
@@ -150,12 +152,49 @@ def test_a_mistyped_command_on_a_terminal_also_shows_the_usage() -> None:
         check=False,
     )
     os.close(slave)
-    terminal = os.read(master, 65536).decode()
+    received = b""
+    while True:  # the child has exited: read what the terminal holds, then EIO
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        received += chunk
     os.close(master)
-    assert proc.returncode == 2
-    assert '"type": "InvalidInput"' in proc.stdout
-    assert terminal.startswith("usage: kubectl-adapter ")
-    assert "Run 'kubectl-adapter --help' for the commands and examples." in terminal
+    return proc.returncode, proc.stdout or "", received.decode().replace("\r\n", "\n")
+
+
+def test_a_mistyped_command_at_a_terminal_gets_one_message_as_kubectl_words_it() -> None:
+    """Both the JSON error and the usage were printed; now one message, kubectl's way."""
+    code, _, terminal = on_a_terminal("lsit")
+    assert code == 2
+    assert terminal == (
+        'error: unknown command "lsit" for "kubectl-adapter"\n\n'
+        "Did you mean this?\n\tlist\n\n"
+        "Run 'kubectl-adapter --help' for usage and examples.\n"
+    )
+    code, _, terminal = on_a_terminal("--node-idd", "7", "list", "-o", "table")
+    assert code == 2
+    assert terminal.startswith(
+        "error: unknown flag: --node-idd\n\nDid you mean this?\n\t--node-id\n"
+    )
+    # nothing close to say: the usage of the command instead
+    code, _, terminal = on_a_terminal("create")
+    assert code == 2 and "{" not in terminal
+    assert terminal.startswith("error: the following arguments are required: --spec\n\nusage: ")
+    assert terminal.endswith("Run 'kubectl-adapter create --help' for usage and examples.\n")
+
+
+def test_a_mistyped_command_read_by_a_program_gets_the_json_document_only() -> None:
+    """Manager reads stdout: the error document, with the suggestions, and nothing else."""
+    code, out, terminal = on_a_terminal("lsit", stdout_too=False)
+    assert (code, terminal) == (2, "")
+    error = json.loads(out)["error"]
+    assert error["type"] == "InvalidInput"
+    assert error["message"] == 'unknown command "lsit" for "kubectl-adapter" (did you mean list?)'
+    assert error["details"]["suggestions"] == ["list"] and error["details"]["unknown"] == "lsit"
+    assert error["details"]["usage"].startswith("usage: kubectl-adapter ")
 
     piped = subprocess.run(
         [sys.executable, "-m", "kubectl_adapter", "frobnicate"],
@@ -166,3 +205,4 @@ def test_a_mistyped_command_on_a_terminal_also_shows_the_usage() -> None:
         check=False,
     )
     assert piped.returncode == 2 and piped.stderr == ""
+    assert json.loads(piped.stdout)["error"]["details"]["suggestions"] == []

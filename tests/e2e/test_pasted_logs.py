@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -131,8 +132,12 @@ def test_every_operations_log_pasted_reaches_the_adapters_end_state(
         assert log.startswith("# kubectl-adapter -n manager "), log
         # Only commands and their outcomes: kubectl's own -v=6 lines stay out of -v.
         assert "round_trippers" not in log and "loader.go" not in log, log
+        # ... and none of its commands asks kubectl for them (start's and stop's patch runs
+        # with -v=6): pasted, kubectl prints nothing but what it prints for an operator.
+        assert not re.search(r"^kubectl .* --?v=\d", log, re.M), log
         pasted = paste(second, tmp_path / "cache-by-hand", log, tmp_path / f"{number}.sh")
         assert pasted.returncode == 0, (what, log, pasted.stderr)
+        assert "round_trippers" not in pasted.stderr, (what, pasted.stderr)
         assert end_state(second) == end_state(first), what
     assert end_state(second)["deployment"] is None
 

@@ -89,7 +89,7 @@ EXPECTED: dict[str, type[AdapterError]] = {
     "conn-get-hang-default": Unavailable,
     # A missing $KUBECONFIG silently means localhost:8080; kubectl only says "refused".
     "conn-get-kubeconfig-env-missing": Unavailable,
-    **_each("conn-{}-nocontext", "apply delete get scale version", ConfigurationError),
+    **_each("conn-{}-nocontext", "apply delete get getmulti scale version", ConfigurationError),
     **_each("conn-{}-nokubeconfig", "apply delete get scale", ConfigurationError),
     # -- apply without OpenAPI (the "failed to download openapi" family) -------------------
     "csa-openapi-404": Unavailable,
@@ -394,6 +394,24 @@ def test_every_rule_names_a_reason_and_a_real_error() -> None:
 def test_clean_stderr_drops_klog_and_blank_lines_and_redacts() -> None:
     stderr = V6_409 + "\n\nerror: You must be logged in\n   \ntoken: abcdefgh1234\n"
     assert clean_stderr(stderr) == "error: You must be logged in\ntoken: [REDACTED]"
+
+
+def test_a_line_kubectl_repeats_is_kept_once() -> None:
+    """A wrong --context on status's read of three kinds: kubectl says it three times."""
+    stderr = stderr_of("conn-getmulti-nocontext")
+    assert stderr.count('context "nosuchctx" does not exist') == 3
+    error = classify(INDEX["conn-getmulti-nocontext"]["command"], 1, stderr)
+    assert type(error) is ConfigurationError
+    assert error.details["stderr"] == error.message == 'context "nosuchctx" does not exist'
+
+
+def test_distinct_lines_keep_their_order_and_only_repeats_go() -> None:
+    klog = "E1130 01:41:10.384773 14350 x.go:1] b"
+    stderr = f"error: b\nWarning: a\nerror: b\n{klog}\nc\nWarning: a\n"
+    assert clean_stderr(stderr) == "error: b\nWarning: a\nc"
+    # a multi-line report (a 422 with several causes) loses nothing
+    cleaned = 'The Deployment "web-1" is invalid: \n* a: bad\n* b: worse'
+    assert clean_stderr(cleaned) == cleaned.replace(": \n", ":\n")
 
 
 def test_main_message_prefers_the_first_error_line() -> None:

@@ -171,3 +171,17 @@ def test_each_slice_of_a_watch_ends_in_a_comment(
     ended: bool | None, returncode: int | None, said: str
 ) -> None:
     assert watched(ended, returncode, 1.2, "error: boom\n") == said
+
+
+PATCH = ["/usr/bin/kubectl", "-n", "ns", "patch", "deployment", "web-1", "-p", "[]", "-v=6"]
+
+
+def test_kubectls_own_verbosity_is_left_out_of_a_pasted_line() -> None:
+    """-v=6 (the run's way to type a 5xx whose body names no reason) would flood a paste."""
+    assert command(PATCH) == "kubectl -n ns patch deployment web-1 -p '[]'"
+    assert bash_reads(command(PATCH)) == [[*PATCH[1:-1], ""]]
+    assert command(["/usr/bin/kubectl", "get", "pods", "--v=8"]) == "kubectl get pods"
+    # -vv shows kubectl's stderr, and the command exactly as it ran
+    assert command(PATCH, kubectl_verbosity=True).endswith(" -p '[]' -v=6")
+    # only the flag: a value that merely looks like it stays
+    assert command(["/usr/bin/kubectl", "get", "pods", "-l", "v=6"]) == "kubectl get pods -l v=6"

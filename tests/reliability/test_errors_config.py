@@ -114,6 +114,9 @@ def test_unknown_context(tmp_path: Path, cluster: Cluster, args: list[str]) -> N
     )
     assert "nosuchctx" in error["message"], error
     assert error["details"]["kubeconfig"] == f"--kubeconfig {fake.kubeconfig}"
+    # kubectl says it once per kind it was asked for (status reads three): shown once
+    lines = error["details"]["stderr"].splitlines()
+    assert len(lines) == 1 and "nosuchctx" in lines[0], error
 
 
 def test_a_good_kubeconfig_still_works(tmp_path: Path, cluster: Cluster) -> None:
@@ -123,3 +126,14 @@ def test_a_good_kubeconfig_still_works(tmp_path: Path, cluster: Cluster) -> None
         tmp_path, "--kubeconfig", str(fake.kubeconfig), "--context", fake.context, "list"
     )
     assert code == 0 and doc == {"items": []}, doc
+
+
+def test_check_names_the_context_kubectl_used(tmp_path: Path, cluster: Cluster) -> None:
+    """Without --context, check said "context": null (the table `Context: <none>`) although
+    kubectl used the kubeconfig's current-context."""
+    fake = cluster.require_fake()
+    listed = f"{tmp_path / 'missing.yaml'}{os.pathsep}{fake.kubeconfig}"
+    code, doc = run(tmp_path, "-n", "testns", "check", env={"KUBECONFIG": listed})
+    assert (code, doc["ok"], doc["context"]) == (0, True, fake.context), doc
+    code, doc = run(tmp_path, "--kubeconfig", str(fake.kubeconfig), "-n", "testns", "check")
+    assert doc["context"] == fake.context, doc
