@@ -199,6 +199,27 @@ class ManagerSim {
     return this.enqueue(`node bin/reconfigure-container.js --container-id=${id}${restart ? ' --restart=true' : ''}`);
   }
 
+  /**
+   * POST /containers/:id/retry-create (new): queue the row's create job again when its last
+   * one failed, on a node type whose create converges on what an earlier run left. The row's
+   * creationJobId follows the new job, so status reads `creating` until it ends (or the
+   * cluster's answer while a Deployment is there).
+   */
+  async retryCreate(id) {
+    const row = this.containers.rows.get(id);
+    const caps = this.nodeCapabilities(this.node(row.nodeId));
+    if (!caps.createConverges) {
+      throw new RouteError(409, 'retry_unsupported', 'this node type cannot re-run a create; delete the container and create it again');
+    }
+    const last = this.jobs.find((j) => j.id === row.creationJobId);
+    if (!last || last.status !== 'failure') {
+      throw new RouteError(409, 'create_not_failed', `the container's create job is ${last ? last.status : 'missing'}; only a failed one is retried`);
+    }
+    const job = this.enqueue(`node bin/create-container.js --container-id=${row.id}`);
+    row.update({ creationJobId: job.id });
+    return { status: 202, job };
+  }
+
   /** An approved resource request: a reconfigure job carrying the one changed value. */
   approveResource(hostname, resourceType, value) {
     this.approved.set(hostname, { ...this.approved.get(hostname), [resourceType]: value });
@@ -211,13 +232,29 @@ class ManagerSim {
    * types its errors (`retryable` is defined) and says it is not "already gone"; other
    * clients keep today's outcome (the failure is logged and the row goes). Cloudflare and
    * NetBox clean-ups run after the node-side delete and only for node types that register
-   * there.
+   * there. A row with no provider ID on a node type whose ID follows from the row is looked
+   * for by that ID (a killed create job may have left it); the delete's guard refuses
+   * another container's Deployment of that name, which then stays.
    */
   async deleteContainer(id, { force = false, admin = false } = {}) {
     const row = this.containers.rows.get(id);
     const node = this.node(row.nodeId);
     const caps = this.nodeCapabilities(node);
     this.nodeLog = [];
+    if (!row.containerId && caps.derivedProviderId) {
+      try {
+        const client = await this.nodeApi(node);
+        await client.deleteContainer(node.name, client.providerIdFor(row.hostname), true, true, { containerId: row.id });
+      } catch (err) {
+        if (err.type === 'Conflict' && !err.retryable) {
+          this.nodeLog.push(`Node-side deletion skipped: ${err.message}`);
+        } else if (force && admin) {
+          this.nodeLog.push(`Node-side deletion skipped or failed: ${err.message}`);
+        } else {
+          throw new RouteError(err.retryable ? 503 : 502, 'node_delete_failed', err.message, err);
+        }
+      }
+    }
     if (row.containerId) {
       try {
         const client = await this.nodeApi(node);
@@ -293,13 +330,14 @@ class ManagerSim {
     let created;
     try {
       created = await client.createLxc(node.name, {
-        vmid: null, hostname: row.hostname, image: row.template,
+        // vmid: what an earlier run stored (null on a first run): a re-run never cleans it up.
+        vmid: row.containerId, hostname: row.hostname, image: row.template,
         cores: resources.cpus || RESOURCE_DEFAULTS.cpus, memory: resources.memory || RESOURCE_DEFAULTS.memory,
         swap: 0, tags: row.username, onboot: 1, env: envConfig.env, entrypoint: envConfig.entrypoint, containerId: row.id,
       });
     } catch (err) {
-      // The provider ID exactly when something may exist on the cluster (else null).
-      if ('orphanProviderId' in err) row.update({ containerId: err.orphanProviderId });
+      // The provider ID when something may exist on the cluster; a failure never erases one.
+      if (err.orphanProviderId) row.update({ containerId: err.orphanProviderId });
       throw err;
     }
     const vmid = caps.vmid ? null : providerIdOfTask(created);

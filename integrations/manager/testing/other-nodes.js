@@ -26,7 +26,7 @@ function httpError(status, message) {
 const PROXMOX_CAPABILITIES = Object.freeze({
   stableMacAddress: true, stableIpAddress: true, vmid: true, storage: true, templates: true,
   registerNetbox: true, registerDns: true, podIpEphemeral: false, reconfigureRollsOut: false,
-  createStarts: false, createConverges: false,
+  createStarts: false, createConverges: false, derivedProviderId: false,
 });
 
 /** Docker: the same, except that Docker assigns the container ID at create. */
