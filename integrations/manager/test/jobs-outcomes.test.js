@@ -167,3 +167,34 @@ test('a create re-run while the API is down keeps the stored provider ID: status
   assert.equal(await cluster.deploymentUid(`${NS}/rerun`), null);
   await scenario.assertNoOrphans();
 });
+
+test('an explicit restart on a stuck rollout restarts: stop, apply, start; the previous Pod is replaced', STEP, async () => {
+  const { row, job } = await scenario.createAndRun({ hostname: 'kick', template: 'docker.io/library/nginx:latest' });
+  assert.equal(job.status, 'success', String(job.error));
+  const failed = await manager.run(await manager.putContainer(row.id, { environmentVars: { FAKE_CRASH: '1' } }));
+  assert.equal(failed.status, 'failure');
+  assert.equal((await manager.statuses()).get(row.id), 'running', 'the previous Pod serves');
+  const before = await cluster.kubectlPods(row.containerId);
+  assert.equal(before.length, 2, `the serving Pod and the crash-looping one: ${before}`);
+  const uid = await cluster.deploymentUid(row.containerId);
+
+  // PUT restart: true with nothing changed. The restart happens: every Pod is replaced, and the
+  // stored configuration (which still crashes) is what starts, so the job fails saying why.
+  const restart = await manager.run(await manager.putContainer(row.id, { restart: true }));
+  assert.deepEqual(restart.calls, ['stopLxc', 'waitForTask', 'updateLxcConfig', 'startLxc'], restart.output.join('\n'));
+  assert.equal(restart.status, 'failure');
+  assert.ok(restart.error instanceof errors.RolloutFailedError || restart.error instanceof errors.PodNotReadyError, String(restart.error));
+  const after = await cluster.kubectlPods(row.containerId);
+  assert.equal(after.filter((name) => before.includes(name)).length, 0, `restarted: ${before} -> ${after}`);
+  assert.equal(await cluster.deploymentUid(row.containerId), uid);
+  assert.equal((await manager.statuses()).get(row.id), 'failed');
+
+  // The usual way out: fix the env and restart. One Pod start with the new spec, no rollout first.
+  const fixed = await manager.run(await manager.putContainer(row.id, { environmentVars: { GREETING: 'fixed' }, restart: true }));
+  assert.equal(fixed.status, 'success', String(fixed.error));
+  assert.deepEqual(fixed.calls, ['stopLxc', 'waitForTask', 'updateLxcConfig', 'startLxc', 'waitForTask']);
+  assert.deepEqual((await scenario.podTemplate(row.containerId)).env, { TZ: 'UTC', GREETING: 'fixed' });
+  assert.equal((await manager.statuses()).get(row.id), 'running');
+  await manager.deleteContainer(row.id);
+  await scenario.assertNoOrphans();
+});

@@ -196,7 +196,9 @@ class ManagerSim {
     if (environmentVars !== undefined) values.environmentVars = environmentVars ? JSON.stringify(environmentVars) : null;
     if (entrypoint !== undefined) values.entrypoint = entrypoint || null;
     row.update(values);
-    return this.enqueue(`node bin/reconfigure-container.js --container-id=${id}${restart ? ' --restart=true' : ''}`);
+    // The flag only for node types whose job reads it: a Proxmox job command stays as today.
+    const flag = restart && caps.reconfigureRollsOut ? ' --restart=true' : '';
+    return this.enqueue(`node bin/reconfigure-container.js --container-id=${id}${flag}`);
   }
 
   /**
@@ -356,7 +358,12 @@ class ManagerSim {
     }
   }
 
-  /** bin/reconfigure-container.js main(): one delta, no stop/start after a rollout. */
+  /**
+   * bin/reconfigure-container.js main(). A node whose reconfigure rolls out gets one delta and
+   * no status read; on `--restart=true` it is stopped first, the delta applied with no Pod to
+   * roll, and started (an explicit restart restarts even when the stored spec's rollout is
+   * stuck). Every other node type runs today's code, unchanged.
+   */
   async reconfigureJob(args, job) {
     const row = this.containers.rows.get(Number(args['container-id']));
     if (!row.containerId) throw new Error('no provider ID; cannot reconfigure');
@@ -367,16 +374,50 @@ class ManagerSim {
     const resourceConfig = {};
     if (args.memory) resourceConfig.memory = parseInt(args.memory, 10);
     if (args.cpus) resourceConfig.cores = parseInt(args.cpus, 10);
-    await client.updateLxcConfig(node.name, row.containerId, { ...lxcConfig, ...resourceConfig }, { container: row });
-    const hasEnvChanges = Object.keys(lxcConfig).some((k) => k !== 'delete');
-    const { status } = await client.getLxcStatus(node.name, row.containerId); // logged by Manager
-    if (args.restart === 'true' || (hasEnvChanges && !caps.reconfigureRollsOut)) {
-      if (status === 'running') {
-        await client.waitForTask(node.name, await client.stopLxc(node.name, row.containerId, { containerId: row.id }));
-      }
-      await client.waitForTask(node.name, await client.startLxc(node.name, row.containerId, { containerId: row.id }));
+    if (args.swap) resourceConfig.swap = parseInt(args.swap, 10);
+    if (args.rootfs) resourceConfig.rootfs = `local-lvm:${parseInt(args.rootfs, 10)}`;
+    if (caps.reconfigureRollsOut) {
+      await this.rollingReconfigure(client, node, row, { ...lxcConfig, ...resourceConfig }, args.restart === 'true', job);
+    } else {
+      await this.todaysReconfigure(client, node, row, lxcConfig, resourceConfig, args);
     }
     job.output.push('Container reconfiguration completed successfully!');
+  }
+
+  async rollingReconfigure(client, node, row, delta, restart, job) {
+    const guard = { containerId: row.id };
+    if (!restart) {
+      await client.updateLxcConfig(node.name, row.containerId, delta, { container: row });
+      return;
+    }
+    // Stopping a stopped Deployment is a no-op: no status read is needed to decide.
+    await client.waitForTask(node.name, await client.stopLxc(node.name, row.containerId, guard));
+    let applyError = null;
+    try {
+      await client.updateLxcConfig(node.name, row.containerId, delta, { container: row });
+    } catch (err) {
+      // Started again all the same: a restart must not leave the container stopped.
+      applyError = err;
+      job.output.push(`Applying the configuration failed; starting the container as it was: ${err.message}`);
+    }
+    await client.waitForTask(node.name, await client.startLxc(node.name, row.containerId, guard));
+    if (applyError) throw applyError;
+  }
+
+  /** Manager's reconfigure job at ee03a1bc, as it stays for Proxmox, Docker and Dummy nodes. */
+  async todaysReconfigure(client, node, row, lxcConfig, resourceConfig, args) {
+    if (Object.keys(lxcConfig).length) await client.updateLxcConfig(node.name, row.containerId, lxcConfig);
+    if (Object.keys(resourceConfig).length) await client.updateLxcConfig(node.name, row.containerId, resourceConfig);
+    const requiresRestart = !!args.rootfs || Object.keys(lxcConfig).some((k) => k !== 'delete');
+    const { status } = await client.getLxcStatus(node.name, row.containerId);
+    if (requiresRestart) {
+      if (status === 'running') await client.waitForTask(node.name, await client.stopLxc(node.name, row.containerId));
+      await client.waitForTask(node.name, await client.startLxc(node.name, row.containerId));
+      const macAddress = await client.getLxcMacAddress(node.name, row.containerId);
+      const ipv4Address = await client.getLxcIpAddress(node.name, row.containerId);
+      if (!macAddress || !ipv4Address) throw new Error('Could not get the MAC or IP address');
+      row.update({ macAddress, ipv4Address });
+    }
   }
 
   // -- status ---------------------------------------------------------------------------------

@@ -94,6 +94,46 @@ class ProxmoxStub {
     if (!this.guests.delete(String(vmid))) throw httpError(500, `CT ${vmid} does not exist`);
     return { data: 'UPID:pve:delete' };
   }
+
+  guest(nodeName, vmid) {
+    const found = this.guests.get(String(vmid));
+    if (!found) throw httpError(500, `Configuration file 'nodes/${nodeName}/lxc/${vmid}.conf' does not exist`);
+    return found;
+  }
+
+  /** PUT /nodes/{node}/lxc/{vmid}/config: the last config written is kept for the tests. */
+  async updateLxcConfig(nodeName, vmid, config) {
+    this.guest(nodeName, vmid).config = config;
+    return null;
+  }
+
+  async getLxcStatus(nodeName, vmid) {
+    return { status: this.guest(nodeName, vmid).status || 'running', vmid };
+  }
+
+  async stopLxc(nodeName, vmid) {
+    this.guest(nodeName, vmid).status = 'stopped';
+    return `UPID:${nodeName}:vzstop:${vmid}`;
+  }
+
+  async startLxc(nodeName, vmid) {
+    this.guest(nodeName, vmid).status = 'running';
+    return `UPID:${nodeName}:vzstart:${vmid}`;
+  }
+
+  async waitForTask() {
+    return { status: 'stopped', exitstatus: 'OK' };
+  }
+
+  async getLxcMacAddress(nodeName, vmid) {
+    this.guest(nodeName, vmid);
+    return `bc:24:11:00:01:${Number(vmid).toString(16).padStart(2, '0')}`;
+  }
+
+  async getLxcIpAddress(nodeName, vmid) {
+    this.guest(nodeName, vmid);
+    return `10.0.0.${vmid}`;
+  }
 }
 
 module.exports = { DockerStub, ProxmoxStub, DOCKER_CAPABILITIES, PROXMOX_CAPABILITIES, httpError };
