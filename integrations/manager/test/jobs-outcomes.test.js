@@ -99,7 +99,7 @@ test('the API lost right after the apply: the row keeps the provider ID and a re
   // Manager's way out: its retry route queues the same create job for this row, and the job
   // applies the same spec onto the Deployment (its labels carry this row's ID).
   const retry = await manager.retryCreate(row.id);
-  assert.equal(retry.status, 202);
+  assert.equal(retry.status, 201);
   assert.equal(retry.job.command, job.command);
   assert.equal(row.creationJobId, retry.job.id, 'status follows the retry');
   assert.equal((await manager.statuses()).get(row.id), 'running', 'the Deployment found wins over the pending job');

@@ -219,7 +219,7 @@ class ManagerSim {
     }
     const job = this.enqueue(`node bin/create-container.js --container-id=${row.id}`);
     row.update({ creationJobId: job.id });
-    return { status: 202, job };
+    return { status: 201, job };
   }
 
   /** An approved resource request: a reconfigure job carrying the one changed value. */
@@ -377,7 +377,9 @@ class ManagerSim {
     if (args.swap) resourceConfig.swap = parseInt(args.swap, 10);
     if (args.rootfs) resourceConfig.rootfs = `local-lvm:${parseInt(args.rootfs, 10)}`;
     if (caps.reconfigureRollsOut) {
-      await this.rollingReconfigure(client, node, row, { ...lxcConfig, ...resourceConfig }, args.restart === 'true', job);
+      // swap and rootfs mean nothing for a Deployment: the rolling branch sends sizes only.
+      const { swap, rootfs, ...sizes } = resourceConfig;
+      await this.rollingReconfigure(client, node, row, { ...lxcConfig, ...sizes }, args.restart === 'true', job);
     } else {
       await this.todaysReconfigure(client, node, row, lxcConfig, resourceConfig, args);
     }
