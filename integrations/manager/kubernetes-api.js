@@ -26,7 +26,7 @@ const DEFAULT_NAMESPACE = 'default';
  * reads it from the node type alone (`Node#capabilities()`), before and without `node.api()`,
  * so no login, process or network call is ever needed to know it. The first eight keys are
  * the adapter's `kubectl-adapter capabilities` document (a test keeps them equal); the last
- * three are facts about this client.
+ * four are facts about this client.
  */
 const CAPABILITIES = Object.freeze({
   stableMacAddress: false,
@@ -45,6 +45,9 @@ const CAPABILITIES = Object.freeze({
   // createLxc again for a container whose Deployment exists (labelled with its Container.id)
   // applies the same spec onto it and waits: a re-run create job converges instead of refusing.
   createConverges: true,
+  // The provider ID follows from the row (namespace/hostname; providerIdFor): a DELETE of a row
+  // that holds none can still look for what a killed create job left, guarded by Container.id.
+  derivedProviderId: true,
 });
 
 /** The adapter's --timeout bounds (docs/cli.md): whole seconds, at most a day. */
@@ -169,11 +172,14 @@ class KubernetesApi {
    * `kubernetes:create:<namespace>/<name>`; the provider ID after the second colon is what
    * Manager stores in Container.containerId.
    *
-   * If the create fails after the Deployment may exist (rollout failed, timeout, API lost,
-   * unknown failure), the client deletes it (guarded by containerId) before rejecting. Every
-   * create failure carries `orphanProviderId`: the provider ID when something may still exist
-   * on the cluster (the cleanup failed), else null. Manager stores it in Container.containerId
-   * as it is, so the row points at a Deployment exactly when one may exist.
+   * Every create failure carries `orphanProviderId`: the provider ID when a Deployment of this
+   * container may exist on the cluster, else null. On a first run (`options.vmid` empty) a
+   * failure after the Deployment may exist (rollout failed, timeout, API lost, unknown
+   * failure) is cleaned up first (guarded by containerId): null then says the cleanup removed
+   * it or nothing was applied. On a re-run (`options.vmid` is the row's stored provider ID) an
+   * earlier run's Deployment may be there whatever this run did, so nothing is cleaned up and
+   * `orphanProviderId` is always that ID. Manager stores it when it is not null and never
+   * stores null over a provider ID.
    *
    * Called again for a container whose Deployment exists (it carries this Container.id's
    * labels), the create applies the same spec onto it and waits: it converges. A Deployment
@@ -182,21 +188,34 @@ class KubernetesApi {
    * @param {string} nodeName Manager node name (unused; kept for Manager's call shape)
    * @param {object} options Manager's create options: hostname, cores, memory, and for
    *   Kubernetes image (Container.template), env (NUL-separated or object), entrypoint,
-   *   containerId (Container.id). LXC-only keys (swap, rootfs, net0, ...) are ignored.
+   *   containerId (Container.id), vmid (Container.containerId: null, or the provider ID an
+   *   earlier run stored). LXC-only keys (swap, rootfs, net0, ...) are ignored.
    */
   async createLxc(nodeName, options = {}) {
     const body = spec.createSpec(this.node.id, options);
-    const providerId = `${this.namespace}/${body.hostname}`;
+    const providerId = this.providerIdFor(body.hostname);
+    const rerun = options.vmid !== undefined && options.vmid !== null && options.vmid !== '';
+    // The row points elsewhere (another namespace, another name): converging here would leave it.
+    if (rerun && this.providerId(options.vmid) !== providerId) {
+      throw invalidInput(`createLxc: the row's provider ID ${JSON.stringify(options.vmid)} is not ${providerId}`, { field: 'vmid' });
+    }
     try {
       await this.cli.run(['create', '--spec', '-'], JSON.stringify(body));
     } catch (error) {
       error.orphanProviderId = null;
+      // A re-run: the earlier run's Deployment may exist; this one is not to delete it.
+      if (rerun) error.orphanProviderId = providerId;
       // Stopped from outside (Manager cancelled the job): no cleanup now, keep pointing at it.
-      if (mayHaveCreated(error) && error.type === 'Interrupted') error.orphanProviderId = providerId;
+      else if (mayHaveCreated(error) && error.type === 'Interrupted') error.orphanProviderId = providerId;
       else if (mayHaveCreated(error)) await this.cleanUpFailedCreate(providerId, body.containerId, error);
       throw error;
     }
     return spec.task('create', providerId);
+  }
+
+  /** The provider ID a container of this hostname has (or gets) on this node. */
+  providerIdFor(hostname) {
+    return `${this.namespace}/${hostname}`;
   }
 
   async cleanUpFailedCreate(providerId, containerId, error) {

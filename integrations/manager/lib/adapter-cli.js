@@ -6,7 +6,7 @@
  */
 
 const { spawn } = require('node:child_process');
-const { ConfigurationError, InternalError, WaitTimeoutError, fromCliError } = require('./errors');
+const { ConfigurationError, EXIT_CODES, InternalError, OutputLostError, WaitTimeoutError, fromCliError } = require('./errors');
 
 const DEFAULT_PROCESS_TIMEOUT_MS = 15 * 60 * 1000;
 const KILL_GRACE_MS = 10 * 1000;
@@ -79,6 +79,11 @@ class AdapterCli {
           doc = JSON.parse(out);
         } catch (e) {
           const why = signal ? `signal ${signal}` : `exit ${code}`;
+          if (code === EXIT_CODES.OutputFailed) {
+            // The command finished; only its answer was lost on the way (docs/cli.md, exit 11).
+            reject(new OutputLostError('OutputFailed', `kubectl-adapter ${args[0]} finished but its document was lost (${why}): read its status: ${err.trim().slice(-500)}`, {}, code));
+            return;
+          }
           reject(new InternalError('InternalError', `kubectl-adapter printed no JSON (${why}): ${err.trim().slice(-500)}`, {}, code));
           return;
         }

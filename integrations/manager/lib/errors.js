@@ -9,7 +9,9 @@
  *   │   ├── WaitTimeoutError           Timeout (7): a wait ran out before its Pod started (pull,
  *   │   │                              scheduling, API trouble) or a kubectl process ran out
  *   │   ├── ApiConflictError           Conflict (6) from the API server (HTTP 409, apply conflict)
- *   │   └── InterruptedError           Interrupted (128 + signal: 129, 130, 143): stopped by a signal
+ *   │   ├── InterruptedError           Interrupted (128 + signal: 129, 130, 143): stopped by a signal
+ *   │   └── OutputLostError            OutputFailed (11): the command finished, but its document
+ *   │                                  never reached the client (its stdout failed): read status
  *   └── PermanentError                 retrying changes nothing: the input, the node or the image
  *       ├── InvalidInputError          InvalidInput (2): bad spec or usage (a caller bug)
  *       │   └── InvalidProviderIdError InvalidProviderId (2): not `namespace/name`
@@ -55,6 +57,7 @@ class UnavailableError extends RetryableError {}
 class WaitTimeoutError extends RetryableError {}
 class ApiConflictError extends RetryableError {}
 class InterruptedError extends RetryableError {}
+class OutputLostError extends RetryableError {}
 
 class PermanentError extends AdapterError {}
 class InvalidInputError extends PermanentError {}
@@ -82,6 +85,7 @@ const BY_TYPE = {
   Unavailable: UnavailableError,
   ConfigurationError,
   RolloutFailed: RolloutFailedError,
+  OutputFailed: OutputLostError,
   InternalError,
 };
 
@@ -172,7 +176,7 @@ function toPlain(error) {
 const EXIT_CODES = {
   InternalError: 1, InvalidInput: 2, InvalidProviderId: 2, NotFound: 3, Unauthorized: 4,
   Forbidden: 5, Conflict: 6, Timeout: 7, Unavailable: 8, ConfigurationError: 9, RolloutFailed: 10,
-  Interrupted: 130,
+  OutputFailed: 11, Interrupted: 130,
 };
 
 /**
@@ -198,6 +202,7 @@ module.exports = {
   WaitTimeoutError,
   ApiConflictError,
   InterruptedError,
+  OutputLostError,
   PermanentError,
   InvalidInputError,
   InvalidProviderIdError,

@@ -50,7 +50,7 @@ test('capabilities: a constant of the node type, the adapter\'s document plus th
   const expected = {
     stableMacAddress: false, stableIpAddress: false, vmid: false, storage: false, templates: false,
     registerNetbox: false, registerDns: false, podIpEphemeral: true,
-    reconfigureRollsOut: true, createStarts: true, createConverges: true,
+    reconfigureRollsOut: true, createStarts: true, createConverges: true, derivedProviderId: true,
   };
   // Without a client, a process or the network: a node whose adapter cannot even be found answers.
   assert.deepEqual(KubernetesApi.capabilities(), expected);
@@ -59,7 +59,7 @@ test('capabilities: a constant of the node type, the adapter\'s document plus th
   // The adapter's own document is the first eight keys.
   const { AdapterCli } = require('../lib/adapter-cli');
   const adapter = await new AdapterCli({ command: cluster.clientOptions().command }).run(['capabilities']);
-  const { reconfigureRollsOut, createStarts, createConverges, ...adapterKeys } = expected;
+  const { reconfigureRollsOut, createStarts, createConverges, derivedProviderId, ...adapterKeys } = expected;
   assert.deepEqual(adapter, adapterKeys);
   const api = client();
   assert.equal(await api.nextId(), null);
@@ -77,6 +77,20 @@ test('the node\'s waitTimeout is the adapter\'s --timeout; the process bound sta
     assert.throws(() => new KubernetesApi({ id: 1, name: 'k', kubeNamespace: NS, waitTimeout: bad }),
       (e) => e instanceof errors.InvalidInputError && e.details.field === 'waitTimeout', String(bad));
   }
+});
+
+test('createLxc for a row that stored another provider ID is refused before anything runs', async () => {
+  // A command that cannot run: a refusal must come from the client, not from the adapter.
+  const api = client({}, { command: path.join(cluster.tmp, 'no-such-kubectl-adapter') });
+  assert.equal(api.providerIdFor('web-42'), PID);
+  await assert.rejects(api.createLxc('k8s-1', { ...CREATE, vmid: `${NS}/web-43` }),
+    (e) => e instanceof errors.InvalidInputError && e.details.field === 'vmid' && !('orphanProviderId' in e));
+  await assert.rejects(api.createLxc('k8s-1', { ...CREATE, vmid: `other/web-42` }), errors.InvalidProviderIdError);
+  // The row's own provider ID is a re-run: a failure keeps pointing at it, nothing is cleaned up.
+  const failed = await api.createLxc('k8s-1', { ...CREATE, vmid: PID }).catch((e) => e);
+  assert.ok(failed instanceof errors.ConfigurationError, String(failed));
+  assert.equal(failed.orphanProviderId, PID);
+  assert.equal(failed.cleanup, undefined);
 });
 
 test('createLxc resolves with a task carrying the provider ID; waitForTask confirms it', STEP, async () => {
@@ -274,6 +288,12 @@ test('an adapter that exits without reading its stdin rejects, it does not crash
   const api = client({}, { command: [process.execPath, '-e', 'process.exit(0)', '--'] });
   const big = { ...CREATE, env: { BIG: 'x'.repeat(1 << 20) } };
   await assert.rejects(api.createLxc('k8s-1', big), (e) => e instanceof errors.InternalError && e.exitCode === 0);
+});
+
+test('an adapter whose document was lost (exit 11, OutputFailed) rejects as retryable: read the status', async () => {
+  const lost = "process.stderr.write('kubectl-adapter: the result of stop could not be written to stdout (Broken pipe); the command succeeded: exit 11 (OutputFailed)\\n'); process.exit(11)";
+  const api = client({}, { command: [process.execPath, '-e', lost, '--'] });
+  await assert.rejects(api.status(PID), (e) => e instanceof errors.OutputLostError && e.retryable && e.exitCode === 11 && /document was lost/.test(e.message));
 });
 
 test('a hung adapter is killed at the process bound: a retryable timeout', async () => {

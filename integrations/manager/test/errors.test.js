@@ -31,6 +31,7 @@ const TABLE = [
   ['ConfigurationError', 9, { reason: 'TLS verification failed' }, errors.TlsVerificationError, false],
   ['ConfigurationError', 9, { reason: 'kubectl not found' }, errors.ConfigurationError, false],
   ['RolloutFailed', 10, { pods: [] }, errors.RolloutFailedError, false],
+  ['OutputFailed', 11, {}, errors.OutputLostError, true],
   ['Interrupted', 130, { signal: 'SIGINT' }, errors.InterruptedError, true],
   ['Interrupted', 143, { signal: 'SIGTERM' }, errors.InterruptedError, true],
   ['Interrupted', 129, { signal: 'SIGHUP' }, errors.InterruptedError, true],

@@ -6,7 +6,9 @@
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 
-const { errors } = require('../kubernetes-api');
+const KubernetesApi = require('../kubernetes-api');
+
+const { errors } = KubernetesApi;
 const { RouteError } = require('../testing/manager-sim');
 const { Scenario } = require('../testing/scenario');
 
@@ -53,8 +55,11 @@ test('failed creates leave no orphan: the client deletes it, or the row keeps it
   assert.equal(statuses.get(broken.row.id), 'failed');
   assert.equal(statuses.get(stuck.row.id), 'failed');
   await scenario.assertNoOrphans();
-  // Deleting both rows: no node call for the first, a real delete for the second.
+  // Deleting both rows: the first has no provider ID, so its Deployment is looked for by the
+  // one derived from the row (already gone), a real delete for the second.
+  manager.calls.length = 0;
   await manager.deleteContainer(broken.row.id);
+  assert.deepEqual(manager.calls, ['providerIdFor', 'deleteContainer']);
   await manager.deleteContainer(stuck.row.id);
   await scenario.assertNoOrphans();
   assert.deepEqual(await cluster.kubectlDeployments(), []);
@@ -83,5 +88,34 @@ test('a node-side delete that fails keeps the row; the error says retry or not',
   assert.equal((await manager.statuses()).get(row.id), 'running');
 
   assert.deepEqual(await manager.deleteContainer(row.id), { status: 200, deleted: true });
+  await scenario.assertNoOrphans();
+});
+
+test('DELETE of a row with no provider ID looks for the Deployment by the ID derived from the row, and deletes only its own', STEP, async () => {
+  // A create that applied and then lost its row's provider ID: the job was killed before it
+  // stored it (or an older job script stored null over it). Status cannot see it...
+  await cluster.downAfter('PATCH', '/deployments/lost$');
+  const { row, job } = await scenario.createAndRun({ hostname: 'lost', template: 'docker.io/library/nginx:latest' });
+  await cluster.up();
+  assert.equal(job.status, 'failure');
+  row.update({ containerId: null });
+  assert.equal((await manager.statuses()).get(row.id), 'failed');
+  // ...but DELETE still finds it: namespace/hostname, guarded by this row's Container.id.
+  manager.calls.length = 0;
+  assert.deepEqual(await manager.deleteContainer(row.id), { status: 200, deleted: true });
+  assert.deepEqual(manager.calls, ['providerIdFor', 'deleteContainer']);
+  assert.equal(await cluster.deploymentUid(`${NS}/lost`), null);
+  await scenario.assertNoOrphans();
+
+  // The same name in the same namespace made by another Manager node (another site): its
+  // guards refuse it, so it stays, and the row without a provider ID is deleted.
+  const other = new KubernetesApi({ ...scenario.k8s, id: 8, name: 'k8s-2' }, cluster.clientOptions());
+  await other.createLxc('k8s-2', { hostname: 'twin', image: 'docker.io/library/nginx:latest', cores: 1, memory: 128, containerId: 99 });
+  const twin = manager.containers.insert({ hostname: 'twin', template: 'docker.io/library/nginx:latest', username: 'bob', nodeId: 7, siteId: 1, environmentVars: null, entrypoint: null });
+  assert.deepEqual(await manager.deleteContainer(twin.id), { status: 200, deleted: true });
+  assert.equal(manager.containers.rows.has(twin.id), false);
+  assert.match(manager.nodeLog[0], /another|not this|belongs/i);
+  assert.ok(await cluster.deploymentUid(`${NS}/twin`), 'another node\'s Deployment is never deleted');
+  await other.deleteContainer('k8s-2', `${NS}/twin`, true, true, { containerId: 99 });
   await scenario.assertNoOrphans();
 });

@@ -115,6 +115,37 @@ test('capabilities come from the node type, for every client; services need a st
 test('Manager\'s parseArgs keeps only --key=value: the restart flag is --restart=true', async () => {
   assert.deepEqual(parseArgs(['--container-id=3', '--restart']), { 'container-id': '3' });
   assert.deepEqual(parseArgs(['--container-id=3', '--restart=true']), { 'container-id': '3', restart: 'true' });
-  const job = await manager.putContainer([...manager.containers.rows.keys()][0], { restart: true });
+  const row = manager.containers.insert({ hostname: 'flag', template: 'nginx', username: 'bob', nodeId: 7, siteId: 1, containerId: `${NS}/flag` });
+  const job = await manager.putContainer(row.id, { restart: true });
   assert.match(job.command, / --restart=true$/);
+  row.destroy();
+});
+
+test('a Proxmox restart behaves as today: live without stop/start when no env is set, stop/start when it is', async () => {
+  // Today the route never passes a restart flag and the job restarts a Proxmox container only
+  // for rootfs or env/entrypoint values. The Kubernetes change must not alter that.
+  scenario.pve.set('120', { hostname: 'pve-live', status: 'running' });
+  const row = provisioned(22, 2, 'pve-live', '120');
+  const defaults = manager.containers.systemDefaultEnv;
+  manager.containers.systemDefaultEnv = {};
+  try {
+    const live = await manager.run(await manager.putContainer(row.id, { restart: true }));
+    assert.equal(live.command, `node bin/reconfigure-container.js --container-id=${row.id}`);
+    assert.equal(live.status, 'success', String(live.error));
+    assert.deepEqual(live.calls, ['updateLxcConfig', 'getLxcStatus']);
+    assert.deepEqual(scenario.pve.get('120').config, { delete: 'env,entrypoint' });
+
+    const restarted = await manager.run(await manager.putContainer(row.id, { environmentVars: { A: '1' }, restart: true }));
+    assert.equal(restarted.status, 'success', String(restarted.error));
+    assert.deepEqual(restarted.calls, [
+      'updateLxcConfig', 'getLxcStatus', 'stopLxc', 'waitForTask', 'startLxc', 'waitForTask', 'getLxcMacAddress', 'getLxcIpAddress',
+    ]);
+    assert.equal(row.ipv4Address, '10.0.0.120');
+  } finally {
+    manager.containers.systemDefaultEnv = defaults;
+  }
+  // The retry route is for node types whose create converges; a Proxmox create does not.
+  const refused = await manager.retryCreate(row.id).catch((e) => e);
+  assert.ok(refused instanceof RouteError && refused.status === 409 && refused.code === 'retry_unsupported', String(refused));
+  await manager.deleteContainer(row.id);
 });

@@ -10,6 +10,7 @@ const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 
 const { errors } = require('../kubernetes-api');
+const { RouteError } = require('../testing/manager-sim');
 const { Scenario } = require('../testing/scenario');
 
 const NS = 'outcomens';
@@ -95,12 +96,22 @@ test('the API lost right after the apply: the row keeps the provider ID and a re
   assert.ok(uid);
   // The cluster carried on: the Deployment is this container's and runs.
   assert.equal((await manager.statuses()).get(row.id), 'running');
-  // Re-running the create job applies the same spec onto it (its labels carry this row's ID).
-  const again = await manager.run(manager.enqueue(job.command));
+  // Manager's way out: its retry route queues the same create job for this row, and the job
+  // applies the same spec onto the Deployment (its labels carry this row's ID).
+  const retry = await manager.retryCreate(row.id);
+  assert.equal(retry.status, 201);
+  assert.equal(retry.job.command, job.command);
+  assert.equal(row.creationJobId, retry.job.id, 'status follows the retry');
+  assert.equal((await manager.statuses()).get(row.id), 'running', 'the Deployment found wins over the pending job');
+  const again = await manager.run(retry.job);
   assert.equal(again.status, 'success', String(again.error));
   assert.deepEqual(again.calls, ['createLxc', 'waitForTask']);
   assert.equal(await cluster.deploymentUid(row.containerId), uid, 'the same Deployment, not a new one');
+  assert.deepEqual(manager.jobs.filter((j) => j.command === job.command).map((j) => j.status), ['failure', 'success']);
   await scenario.assertNoOrphans();
+  // A create that succeeded is not retried.
+  const refused = await manager.retryCreate(row.id).catch((e) => e);
+  assert.ok(refused instanceof RouteError && refused.status === 409 && refused.code === 'create_not_failed', String(refused));
   await manager.deleteContainer(row.id);
   await scenario.assertNoOrphans();
 });
@@ -117,12 +128,74 @@ test('a failed reconfigure logs its type and retryability; status stays running,
   assert.equal((await manager.statuses()).get(row.id), 'running');
   const entry = await manager.resourceOf(row.id);
   // Read at any moment of the crash loop: its back-off wait, or the instant between two waits
-  // when the container shows its exit (on the fake 0.2 s of every 2.2 s once back-off is 2 s).
+  // when the container shows its exit (on the fake 0.2 s of every 2.2 s once back-off is 2 s),
+  // as the terminated state itself or as the restarted container's last state.
   assert.match(
     entry.message,
-    /rollout stuck: pod cfg-[a-z0-9]+-[a-z0-9]+ container main: (CrashLoopBackOff|Error: exited with code 1, restarted and not ready)/,
+    /rollout stuck: pod cfg-[a-z0-9]+-[a-z0-9]+ container main: (CrashLoopBackOff|Error: exited with code 1(, restarted and not ready| \(restarts: \d+\)))/,
   );
   assert.match(entry.message, /the previous pod serves/);
+  await manager.deleteContainer(row.id);
+  await scenario.assertNoOrphans();
+});
+
+test('a create re-run while the API is down keeps the stored provider ID: status and DELETE still find the Deployment', STEP, async () => {
+  // A first run applied, then lost the API: the row holds the provider ID, the Deployment runs.
+  await cluster.downAfter('PATCH', '/deployments/rerun$');
+  const { row, job } = await scenario.createAndRun({ hostname: 'rerun', template: 'docker.io/library/nginx:latest' });
+  await cluster.up();
+  assert.equal(job.status, 'failure');
+  assert.equal(row.containerId, `${NS}/rerun`);
+  // The create job runs again while the API is down: it fails before its apply.
+  await cluster.down();
+  let again;
+  try {
+    again = await manager.run(manager.enqueue(job.command));
+  } finally {
+    await cluster.up();
+  }
+  assert.equal(again.status, 'failure');
+  assert.ok(again.error instanceof errors.UnavailableError, String(again.error));
+  assert.equal(again.error.details.applied, false);
+  assert.equal(again.error.cleanup, undefined, 'a Deployment of an earlier run is never cleaned up by a re-run');
+  assert.equal(again.error.orphanProviderId, `${NS}/rerun`, 'the earlier run\'s Deployment may exist: this run cannot say otherwise');
+  assert.equal(row.containerId, `${NS}/rerun`, 'a failure never erases a stored provider ID');
+  assert.equal((await manager.statuses()).get(row.id), 'running');
+  await scenario.assertNoOrphans();
+  manager.calls.length = 0;
+  assert.deepEqual(await manager.deleteContainer(row.id), { status: 200, deleted: true });
+  assert.deepEqual(manager.calls, ['lxcConfig', 'deleteContainer']);
+  assert.equal(await cluster.deploymentUid(`${NS}/rerun`), null);
+  await scenario.assertNoOrphans();
+});
+
+test('an explicit restart on a stuck rollout restarts: stop, apply, start; the previous Pod is replaced', STEP, async () => {
+  const { row, job } = await scenario.createAndRun({ hostname: 'kick', template: 'docker.io/library/nginx:latest' });
+  assert.equal(job.status, 'success', String(job.error));
+  const failed = await manager.run(await manager.putContainer(row.id, { environmentVars: { FAKE_CRASH: '1' } }));
+  assert.equal(failed.status, 'failure');
+  assert.equal((await manager.statuses()).get(row.id), 'running', 'the previous Pod serves');
+  const before = await cluster.kubectlPods(row.containerId);
+  assert.equal(before.length, 2, `the serving Pod and the crash-looping one: ${before}`);
+  const uid = await cluster.deploymentUid(row.containerId);
+
+  // PUT restart: true with nothing changed. The restart happens: every Pod is replaced, and the
+  // stored configuration (which still crashes) is what starts, so the job fails saying why.
+  const restart = await manager.run(await manager.putContainer(row.id, { restart: true }));
+  assert.deepEqual(restart.calls, ['stopLxc', 'waitForTask', 'updateLxcConfig', 'startLxc'], restart.output.join('\n'));
+  assert.equal(restart.status, 'failure');
+  assert.ok(restart.error instanceof errors.RolloutFailedError || restart.error instanceof errors.PodNotReadyError, String(restart.error));
+  const after = await cluster.kubectlPods(row.containerId);
+  assert.equal(after.filter((name) => before.includes(name)).length, 0, `restarted: ${before} -> ${after}`);
+  assert.equal(await cluster.deploymentUid(row.containerId), uid);
+  assert.equal((await manager.statuses()).get(row.id), 'failed');
+
+  // The usual way out: fix the env and restart. One Pod start with the new spec, no rollout first.
+  const fixed = await manager.run(await manager.putContainer(row.id, { environmentVars: { GREETING: 'fixed' }, restart: true }));
+  assert.equal(fixed.status, 'success', String(fixed.error));
+  assert.deepEqual(fixed.calls, ['stopLxc', 'waitForTask', 'updateLxcConfig', 'startLxc', 'waitForTask']);
+  assert.deepEqual((await scenario.podTemplate(row.containerId)).env, { TZ: 'UTC', GREETING: 'fixed' });
+  assert.equal((await manager.statuses()).get(row.id), 'running');
   await manager.deleteContainer(row.id);
   await scenario.assertNoOrphans();
 });

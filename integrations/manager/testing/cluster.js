@@ -158,6 +158,26 @@ class FakeCluster {
     });
   }
 
+  /** `kubectl get pods -n NS`: the names of the Pods of one Deployment (name-<hash>-<suffix>). */
+  kubectlPods(providerId) {
+    const [namespace, name] = providerId.split('/');
+    return new Promise((resolve, reject) => {
+      execFile(
+        'kubectl',
+        ['--kubeconfig', this.kubeconfig, '--context', this.context, '--cache-dir', this.freshCache(),
+          '-n', namespace, 'get', 'pods', '-o', 'json'],
+        { timeout: 30_000 },
+        (error, stdout, stderr) => {
+          if (error) reject(new Error(`kubectl get pods failed: ${stderr}`));
+          else {
+            const mine = new RegExp(`^${name}-[a-z0-9]+-[a-z0-9]+$`);
+            resolve(JSON.parse(stdout).items.map((p) => p.metadata.name).filter((n) => mine.test(n)).sort());
+          }
+        },
+      );
+    });
+  }
+
   freshCache() {
     this.caches += 1;
     return path.join(this.tmp, `cache-${this.caches}`);

@@ -325,7 +325,30 @@ class ManagerSim {
     if (environmentVars !== undefined) values.environmentVars = environmentVars ? JSON.stringify(environmentVars) : null;
     if (entrypoint !== undefined) values.entrypoint = entrypoint || null;
     row.update(values);
-    return this.enqueue(`node bin/reconfigure-container.js --container-id=${id}${restart ? ' --restart=true' : ''}`);
+    // The flag only for node types whose job reads it: a Proxmox job command stays as today.
+    const flag = restart && caps.reconfigureRollsOut ? ' --restart=true' : '';
+    return this.enqueue(`node bin/reconfigure-container.js --container-id=${id}${flag}`);
+  }
+
+  /**
+   * POST /containers/:id/retry-create (new): queue the row's create job again when its last
+   * one failed, on a node type whose create converges on what an earlier run left. The row's
+   * creationJobId follows the new job, so status reads `creating` until it ends (or the
+   * cluster's answer while a Deployment is there).
+   */
+  async retryCreate(id) {
+    const row = this.containers.rows.get(id);
+    const caps = this.nodeCapabilities(this.node(row.nodeId));
+    if (!caps.createConverges) {
+      throw new RouteError(409, 'retry_unsupported', 'this node type cannot re-run a create; delete the container and create it again');
+    }
+    const last = this.jobs.find((j) => j.id === row.creationJobId);
+    if (!last || last.status !== 'failure') {
+      throw new RouteError(409, 'create_not_failed', `the container's create job is ${last ? last.status : 'missing'}; only a failed one is retried`);
+    }
+    const job = this.enqueue(`node bin/create-container.js --container-id=${row.id}`);
+    row.update({ creationJobId: job.id });
+    return { status: 201, job };
   }
 
   /** An approved resource request: a reconfigure job carrying the one changed value. */
@@ -340,13 +363,29 @@ class ManagerSim {
    * types its errors (`retryable` is defined) and says it is not "already gone"; other
    * clients keep today's outcome (the failure is logged and the row goes). Cloudflare and
    * NetBox clean-ups run after the node-side delete and only for node types that register
-   * there.
+   * there. A row with no provider ID on a node type whose ID follows from the row is looked
+   * for by that ID (a killed create job may have left it); the delete's guard refuses
+   * another container's Deployment of that name, which then stays.
    */
   async deleteContainer(id, { force = false, admin = false } = {}) {
     const row = this.containers.rows.get(id);
     const node = this.node(row.nodeId);
     const caps = this.nodeCapabilities(node);
     this.nodeLog = [];
+    if (!row.containerId && caps.derivedProviderId) {
+      try {
+        const client = await this.nodeApi(node);
+        await client.deleteContainer(node.name, client.providerIdFor(row.hostname), true, true, { containerId: row.id });
+      } catch (err) {
+        if (err.type === 'Conflict' && !err.retryable) {
+          this.nodeLog.push(`Node-side deletion skipped: ${err.message}`);
+        } else if (force && admin) {
+          this.nodeLog.push(`Node-side deletion skipped or failed: ${err.message}`);
+        } else {
+          throw new RouteError(err.retryable ? 503 : 502, 'node_delete_failed', err.message, err);
+        }
+      }
+    }
     if (row.containerId) {
       try {
         const client = await this.nodeApi(node);
@@ -422,13 +461,14 @@ class ManagerSim {
     let created;
     try {
       created = await client.createLxc(node.name, {
-        vmid: null, hostname: row.hostname, image: row.template,
+        // vmid: what an earlier run stored (null on a first run): a re-run never cleans it up.
+        vmid: row.containerId, hostname: row.hostname, image: row.template,
         cores: resources.cpus || RESOURCE_DEFAULTS.cpus, memory: resources.memory || RESOURCE_DEFAULTS.memory,
         swap: 0, tags: row.username, onboot: 1, env: envConfig.env, entrypoint: envConfig.entrypoint, containerId: row.id,
       });
     } catch (err) {
-      // The provider ID exactly when something may exist on the cluster (else null).
-      if ('orphanProviderId' in err) row.update({ containerId: err.orphanProviderId });
+      // The provider ID when something may exist on the cluster; a failure never erases one.
+      if (err.orphanProviderId) row.update({ containerId: err.orphanProviderId });
       throw err;
     }
     const vmid = caps.vmid ? null : providerIdOfTask(created);
@@ -447,7 +487,12 @@ class ManagerSim {
     }
   }
 
-  /** bin/reconfigure-container.js main(): one delta, no stop/start after a rollout. */
+  /**
+   * bin/reconfigure-container.js main(). A node whose reconfigure rolls out gets one delta and
+   * no status read; on `--restart=true` it is stopped first, the delta applied with no Pod to
+   * roll, and started (an explicit restart restarts even when the stored spec's rollout is
+   * stuck). Every other node type runs today's code, unchanged.
+   */
   async reconfigureJob(args, job) {
     const row = this.containers.rows.get(Number(args['container-id']));
     if (!row.containerId) throw new Error('no provider ID; cannot reconfigure');
@@ -458,16 +503,52 @@ class ManagerSim {
     const resourceConfig = {};
     if (args.memory) resourceConfig.memory = parseInt(args.memory, 10);
     if (args.cpus) resourceConfig.cores = parseInt(args.cpus, 10);
-    await client.updateLxcConfig(node.name, row.containerId, { ...lxcConfig, ...resourceConfig }, { container: row });
-    const hasEnvChanges = Object.keys(lxcConfig).some((k) => k !== 'delete');
-    const { status } = await client.getLxcStatus(node.name, row.containerId); // logged by Manager
-    if (args.restart === 'true' || (hasEnvChanges && !caps.reconfigureRollsOut)) {
-      if (status === 'running') {
-        await client.waitForTask(node.name, await client.stopLxc(node.name, row.containerId, { containerId: row.id }));
-      }
-      await client.waitForTask(node.name, await client.startLxc(node.name, row.containerId, { containerId: row.id }));
+    if (args.swap) resourceConfig.swap = parseInt(args.swap, 10);
+    if (args.rootfs) resourceConfig.rootfs = `local-lvm:${parseInt(args.rootfs, 10)}`;
+    if (caps.reconfigureRollsOut) {
+      // swap and rootfs mean nothing for a Deployment: the rolling branch sends sizes only.
+      const { swap, rootfs, ...sizes } = resourceConfig;
+      await this.rollingReconfigure(client, node, row, { ...lxcConfig, ...sizes }, args.restart === 'true', job);
+    } else {
+      await this.todaysReconfigure(client, node, row, lxcConfig, resourceConfig, args);
     }
     job.output.push('Container reconfiguration completed successfully!');
+  }
+
+  async rollingReconfigure(client, node, row, delta, restart, job) {
+    const guard = { containerId: row.id };
+    if (!restart) {
+      await client.updateLxcConfig(node.name, row.containerId, delta, { container: row });
+      return;
+    }
+    // Stopping a stopped Deployment is a no-op: no status read is needed to decide.
+    await client.waitForTask(node.name, await client.stopLxc(node.name, row.containerId, guard));
+    let applyError = null;
+    try {
+      await client.updateLxcConfig(node.name, row.containerId, delta, { container: row });
+    } catch (err) {
+      // Started again all the same: a restart must not leave the container stopped.
+      applyError = err;
+      job.output.push(`Applying the configuration failed; starting the container as it was: ${err.message}`);
+    }
+    await client.waitForTask(node.name, await client.startLxc(node.name, row.containerId, guard));
+    if (applyError) throw applyError;
+  }
+
+  /** Manager's reconfigure job at ee03a1bc, as it stays for Proxmox, Docker and Dummy nodes. */
+  async todaysReconfigure(client, node, row, lxcConfig, resourceConfig, args) {
+    if (Object.keys(lxcConfig).length) await client.updateLxcConfig(node.name, row.containerId, lxcConfig);
+    if (Object.keys(resourceConfig).length) await client.updateLxcConfig(node.name, row.containerId, resourceConfig);
+    const requiresRestart = !!args.rootfs || Object.keys(lxcConfig).some((k) => k !== 'delete');
+    const { status } = await client.getLxcStatus(node.name, row.containerId);
+    if (requiresRestart) {
+      if (status === 'running') await client.waitForTask(node.name, await client.stopLxc(node.name, row.containerId));
+      await client.waitForTask(node.name, await client.startLxc(node.name, row.containerId));
+      const macAddress = await client.getLxcMacAddress(node.name, row.containerId);
+      const ipv4Address = await client.getLxcIpAddress(node.name, row.containerId);
+      if (!macAddress || !ipv4Address) throw new Error('Could not get the MAC or IP address');
+      row.update({ macAddress, ipv4Address });
+    }
   }
 
   // -- status ---------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ function httpError(status, message) {
 const PROXMOX_CAPABILITIES = Object.freeze({
   stableMacAddress: true, stableIpAddress: true, vmid: true, storage: true, templates: true,
   registerNetbox: true, registerDns: true, podIpEphemeral: false, reconfigureRollsOut: false,
-  createStarts: false, createConverges: false,
+  createStarts: false, createConverges: false, derivedProviderId: false,
 });
 
 /** Docker: the same, except that Docker assigns the container ID at create. */
@@ -93,6 +93,46 @@ class ProxmoxStub {
   async deleteContainer(nodeName, vmid) {
     if (!this.guests.delete(String(vmid))) throw httpError(500, `CT ${vmid} does not exist`);
     return { data: 'UPID:pve:delete' };
+  }
+
+  guest(nodeName, vmid) {
+    const found = this.guests.get(String(vmid));
+    if (!found) throw httpError(500, `Configuration file 'nodes/${nodeName}/lxc/${vmid}.conf' does not exist`);
+    return found;
+  }
+
+  /** PUT /nodes/{node}/lxc/{vmid}/config: the last config written is kept for the tests. */
+  async updateLxcConfig(nodeName, vmid, config) {
+    this.guest(nodeName, vmid).config = config;
+    return null;
+  }
+
+  async getLxcStatus(nodeName, vmid) {
+    return { status: this.guest(nodeName, vmid).status || 'running', vmid };
+  }
+
+  async stopLxc(nodeName, vmid) {
+    this.guest(nodeName, vmid).status = 'stopped';
+    return `UPID:${nodeName}:vzstop:${vmid}`;
+  }
+
+  async startLxc(nodeName, vmid) {
+    this.guest(nodeName, vmid).status = 'running';
+    return `UPID:${nodeName}:vzstart:${vmid}`;
+  }
+
+  async waitForTask() {
+    return { status: 'stopped', exitstatus: 'OK' };
+  }
+
+  async getLxcMacAddress(nodeName, vmid) {
+    this.guest(nodeName, vmid);
+    return `bc:24:11:00:01:${Number(vmid).toString(16).padStart(2, '0')}`;
+  }
+
+  async getLxcIpAddress(nodeName, vmid) {
+    this.guest(nodeName, vmid);
+    return `10.0.0.${vmid}`;
   }
 }
 
