@@ -25,6 +25,9 @@ from .interrupts import deferred
 # plugin) can hold them open, and must not turn our bounded call into an unbounded one.
 KILL_DRAIN_SECONDS = 5.0
 
+# Without a pidfd (not Linux), how often a read of kubectl's pipes looks whether it exited.
+EXIT_POLL_SECONDS = 0.05
+
 # A waiting kubectl whose watch is refused (401/403) this many times is stopped: it would
 # retry until its --timeout (the whole wait slice) and then time out for nothing.
 REFUSALS_TO_GIVE_UP = 2
@@ -138,12 +141,113 @@ def execute_streaming(
     try:
         returncode: int | None = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        kill_group(proc)
-        proc.wait()
         returncode = None
+    # kubectl ended: so does what it left behind, whose copies of the pipes would otherwise
+    # keep the readers waiting for the whole drain period.
+    kill_group(proc)
+    proc.wait()
     for thread in threads:
         thread.join(timeout=KILL_DRAIN_SECONDS)
     return returncode, "".join(out), "".join(err)
+
+
+def exit_fd(proc: subprocess.Popen[Any]) -> int | None:
+    """A descriptor that becomes readable when kubectl exits (Linux pidfd), else None."""
+    try:
+        return os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def collect(
+    proc: subprocess.Popen[Any], data: bytes | None, timeout: float
+) -> tuple[int | None, bytes, bytes]:
+    """kubectl's exit status, stdout and stderr; ``None`` as status: killed at ``timeout``.
+
+    kubectl has ended when it exits, not when its pipes close: a child it left behind (a
+    wrapper script's background job) may hold them open for as long as it lives. So the
+    pipes are read until kubectl exits, then its group is killed and what is already
+    buffered is read, without waiting for anyone else to close them.
+    """
+    try:
+        out_fd = proc.stdout.fileno()  # type: ignore[union-attr]
+        err_fd = proc.stderr.fileno()  # type: ignore[union-attr]
+    except (OSError, ValueError, AttributeError):
+        # Not pipes (a test's stand-in for kubectl): its own communicate knows its end.
+        try:
+            stdout, stderr = proc.communicate(data, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(proc)
+            try:
+                stdout, stderr = proc.communicate(timeout=KILL_DRAIN_SECONDS)
+            except subprocess.TimeoutExpired:
+                stdout, stderr = b"", b""
+            return None, stdout or b"", stderr or b""
+        return proc.returncode, stdout or b"", stderr or b""
+    chunks: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
+    if proc.stdin is not None:
+        threading.Thread(target=_feed, args=(proc.stdin, data or b""), daemon=True).start()
+    exited = exit_fd(proc)
+    deadline = monotonic() + timeout
+    open_fds = [out_fd, err_fd]
+    returncode: int | None = None
+    try:
+        while True:
+            returncode = proc.poll()
+            if returncode is not None:
+                break
+            left = deadline - monotonic()
+            if left <= 0:
+                break
+            if not open_fds:  # both pipes closed: only the exit is left to wait for
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    returncode = proc.wait(timeout=left)
+                break
+            watched = open_fds + ([exited] if exited is not None else [])
+            # Without a pidfd, look at the exit status now and then.
+            wait = left if exited is not None else min(left, EXIT_POLL_SECONDS)
+            ready, _, _ = select.select(watched, [], [], wait)
+            for fd in ready:
+                if fd == exited:
+                    continue
+                chunk = os.read(fd, 1 << 16)
+                if chunk:
+                    chunks[fd].append(chunk)
+                else:
+                    open_fds.remove(fd)
+    finally:
+        if exited is not None:
+            os.close(exited)
+    # Exited or out of time: the group dies either way, then what it wrote is read.
+    kill_group(proc)
+    if returncode is None:
+        proc.wait()
+    for fd in open_fds:
+        _read_buffered(fd, chunks[fd])
+    return returncode, b"".join(chunks[out_fd]), b"".join(chunks[err_fd])
+
+
+def _feed(pipe: IO[bytes], data: bytes) -> None:
+    # Without the close a kubectl reading ``-f -`` would wait for stdin until killed.
+    try:
+        if data:
+            pipe.write(data)
+        pipe.close()
+    except (BrokenPipeError, ValueError, OSError):
+        pass  # kubectl exited (or was killed) before reading all of it
+
+
+def _read_buffered(fd: int, sink: list[bytes]) -> None:
+    """What the pipe holds now, without waiting for a writer kubectl left behind (which
+    may live outside its group); bounded in time against one that writes without end."""
+    os.set_blocking(fd, False)
+    until = monotonic() + KILL_DRAIN_SECONDS
+    with contextlib.suppress(BlockingIOError, OSError):
+        while monotonic() < until:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return
+            sink.append(chunk)
 
 
 def drain(source: IO[bytes] | None, sink: list[bytes]) -> None:
@@ -155,11 +259,16 @@ def drain(source: IO[bytes] | None, sink: list[bytes]) -> None:
 
 
 def feed_documents(
-    proc: subprocess.Popen[Any], on_object: Callable[[Any], bool], deadline: float
+    proc: subprocess.Popen[Any],
+    on_object: Callable[[Any], bool],
+    deadline: float,
+    exited: int | None = None,
 ) -> bool | None:
     """Read kubectl's stdout until ``deadline``: each document kubectl prints goes to
     ``on_object``. True/False: the watch is over
-    (``on_object`` said so / the time passed); None: kubectl exited first."""
+    (``on_object`` said so / the time passed); None: kubectl exited first. ``exited``:
+    ``exit_fd(proc)``, so that kubectl's exit ends the read even while a child it left
+    behind holds stdout open."""
     assert proc.stdout is not None
     try:
         fd: int | None = proc.stdout.fileno()
@@ -167,15 +276,24 @@ def feed_documents(
         fd = None  # not a pipe (a test's stand-in for kubectl): read it as it comes
     pending = b""
     lines: list[bytes] = []
+    gone = False  # kubectl exited and what it left in the pipe was read: the end
     while True:
         left = deadline - monotonic()
         if left <= 0:
             return False
-        if fd is not None:
-            ready, _, _ = select.select([fd], [], [], left)
+        if gone:
+            chunk = b""
+        elif fd is not None:
+            watched = [fd] if exited is None else [fd, exited]
+            ready, _, _ = select.select(watched, [], [], left)
             if not ready:
                 return False
-            chunk = os.read(fd, 1 << 16)
+            if fd in ready:
+                chunk = os.read(fd, 1 << 16)
+            else:  # kubectl exited: all it wrote is in the pipe now
+                rest: list[bytes] = []
+                _read_buffered(fd, rest)
+                chunk, gone = b"".join(rest), True
         else:
             chunk = proc.stdout.readline()
             if isinstance(chunk, str):
@@ -252,16 +370,10 @@ def execute(
         if echo is not None:
             return execute_streaming(proc, stdin, timeout, echo)
         data = stdin.encode("utf-8") if stdin is not None else None
-        try:
-            stdout, stderr = proc.communicate(data, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            kill_group(proc)
-            try:
-                stdout, stderr = proc.communicate(timeout=KILL_DRAIN_SECONDS)
-            except subprocess.TimeoutExpired:
-                stdout, stderr = b"", b""
+        returncode, stdout, stderr = collect(proc, data, timeout)
+        if returncode is None:
             return None, text(stdout), text(stderr)
-        return proc.returncode, (stdout or b"") if raw else text(stdout), text(stderr)
+        return returncode, stdout if raw else text(stdout), text(stderr)
     finally:
         # On every way out (a bound, a signal, a bug of ours, and after a normal exit,
         # for a credential plugin kubectl left behind): the whole group dies.
@@ -284,10 +396,16 @@ def watch_documents(
             proc = spawn(argv, False, False)
         drainer = threading.Thread(target=drain, args=(proc.stderr, err), daemon=True)
         drainer.start()
-        ended = feed_documents(proc, on_object, monotonic() + seconds)
+        exited = exit_fd(proc)
+        try:
+            ended = feed_documents(proc, on_object, monotonic() + seconds, exited)
+        finally:
+            if exited is not None:
+                os.close(exited)
         if ended is not None:
             return ended, None, text(b"".join(err))
         returncode = proc.wait()
+        kill_group(proc)  # what it left behind, whose copy of stderr keeps the drainer on
         drainer.join(timeout=KILL_DRAIN_SECONDS)
         return None, returncode, text(b"".join(err))
     finally:
