@@ -85,6 +85,10 @@ WAIT_GRACE_SECONDS = 15.0
 # version): a hanging plugin must cost a read's bound, not --call-timeout.
 READ_VERBS = frozenset({"get", "version", "config"})
 
+# How a kubectl that rejected a flag is asked its version, and for how long at most.
+CLIENT_VERSION = ["version", "--client", "-o", "json"]
+VERSION_SECONDS = 5.0
+
 # The context's own namespace, exactly: ``{..namespace}`` would also match a ``namespace``
 # key anywhere else in the minified kubeconfig (a cluster's ``extensions``), in map order.
 CONTEXT_NAMESPACE = [
@@ -259,7 +263,7 @@ class KubectlRunner:
         if returncode:
             # kubectl get prints an empty List on stdout even when the LIST failed:
             # only the exit status tells, so stdout is never looked at here.
-            failure = self._explain_kubeconfig(_classify(shown, returncode, stderr))
+            failure = self._explain(_classify(shown, returncode, stderr))
         if verbose:
             _log("%s", outcome(returncode, monotonic() - began, stderr))
             if verbose > 1 and stderr.strip():
@@ -314,14 +318,36 @@ class KubectlRunner:
         if opened is not None:
             stop(opened.proc)
 
-    def _explain_kubeconfig(self, error: AdapterError) -> AdapterError:
+    def _explain(self, error: AdapterError) -> AdapterError:
+        """Add what the failure is about: the kubeconfig read, or the kubectl's version."""
         if not isinstance(error, ConfigurationError | Unavailable):
             return error
-        from .kubectl_errors import explain_kubeconfig
+        from .kubectl_errors import UNKNOWN_FLAG, explain_kubeconfig
 
+        if error.details.get("reason") == UNKNOWN_FLAG:
+            return self._name_version(error)
         return explain_kubeconfig(
             error, kubeconfig_looked_for(self.config), kubeconfig_usable(self.config)
         )
+
+    def _name_version(self, error: AdapterError) -> AdapterError:
+        """A kubectl that rejected a flag: which kubectl it is, asked only now (a local
+        ``version --client``, no API request), so that the message says what to replace."""
+        remaining = self.remaining()
+        bound = VERSION_SECONDS if remaining is None else min(VERSION_SECONDS, remaining)
+        version = None
+        if bound > 0:
+            with contextlib.suppress(AdapterError, ValueError, LookupError, TypeError):
+                returncode, out, _ = execute([self.binary, *CLIENT_VERSION], None, bound, None)
+                if returncode == 0:
+                    version = json.loads(out)["clientVersion"]["gitVersion"]
+        if not isinstance(version, str) or not version:
+            return error
+        from ..contract.redact import redact
+
+        version = redact(version)
+        details = {**error.details, "kubectlVersion": version}
+        return type(error)(f"kubectl {version} at {self.binary}: {error.message}", details)
 
     def context_namespace(self) -> str:
         """``-n``, else the context's namespace, else ``default``: the namespace kubectl would use.
@@ -423,7 +449,7 @@ class KubectlRunner:
         if ended is not None:
             return ended
         if returncode:
-            raise self._explain_kubeconfig(_classify(shown, returncode, stderr))
+            raise self._explain(_classify(shown, returncode, stderr))
         if cut:
             raise self._deadline_reached("during", shown)
         return False
