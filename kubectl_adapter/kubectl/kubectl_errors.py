@@ -38,8 +38,9 @@ _KLOG_LINE = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\] ")
 # kubectl -v=6 logs one line per response: ``PATCH https://.../scale 409 Conflict in 3 ms``.
 _RESPONSE_409 = re.compile(r"\b409 Conflict\b")
 
-# ... and its last response line says what the server answered, when no text rule knows it.
-_RESPONSE = re.compile(r"round_trippers\.go:\d+\] [A-Z]+ \S+ (?P<code>\d{3}) ")
+# ... and its last response line says what the server answered, when no text rule knows it
+# (-v=6: ``PATCH https://… 503 Service Unavailable in 3 ms``; -v=7: ``Response Status: 503 …``).
+_RESPONSE = re.compile(r"round_trippers\.go:\d+\] (?:[A-Z]+ \S+|Response Status:) (?P<code>\d{3}) ")
 
 # The lines that start kubectl's own error report (cobra prints ``Error:`` for usage errors).
 _ERROR_HEADS = (

@@ -1,7 +1,7 @@
 """One kubectl process: started in its own process group, its output read as it comes,
 the whole group killed on every way out. The runner decides bounds, logging and errors;
-this module only handles the process (and is, with the runner, all that touches
-``subprocess``).
+this module only handles the process (and is, with ``pipes`` and the runner, all that
+touches ``subprocess``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import glob
 import json
 import os
 import select
-import signal
 import subprocess
 import threading
 from collections.abc import Callable
@@ -20,13 +19,8 @@ from typing import IO, Any
 
 from ..contract.errors import ConfigurationError, InternalError
 from .interrupts import deferred
-
-# How long we still read a killed kubectl's pipes: a child it started (an exec credential
-# plugin) can hold them open, and must not turn our bounded call into an unbounded one.
-KILL_DRAIN_SECONDS = 5.0
-
-# Without a pidfd (not Linux), how often a read of kubectl's pipes looks whether it exited.
-EXIT_POLL_SECONDS = 0.05
+from .pace import Pace
+from .pipes import KILL_DRAIN_SECONDS, collect, exit_fd, kill_group, read_buffered
 
 # A waiting kubectl whose watch is refused (401/403) this many times is stopped: it would
 # retry until its --timeout (the whole wait slice) and then time out for nothing.
@@ -77,21 +71,6 @@ def spawn(argv: list[str], has_stdin: bool, stream: bool) -> subprocess.Popen[An
             f"kubectl at {argv[0]!r} cannot be run: {exc.strerror or exc}",
             {"kubectl": argv[0]},
         ) from None
-
-
-def kill_group(proc: subprocess.Popen[Any]) -> None:
-    """SIGKILL kubectl's whole process group (it leads it: ``start_new_session``).
-
-    The group outlives kubectl while any member lives, so its ID is not reused by then; once
-    the group is empty the kill finds nothing. A pid below 2 is never a group we made
-    (``killpg(0)`` would be our own group): then only the process itself is killed.
-    """
-    if proc.pid is not None and proc.pid > 1:
-        # ESRCH: the group is gone, nothing of it is left to kill.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    if proc.poll() is None:
-        proc.kill()
 
 
 def execute_streaming(
@@ -151,105 +130,6 @@ def execute_streaming(
     return returncode, "".join(out), "".join(err)
 
 
-def exit_fd(proc: subprocess.Popen[Any]) -> int | None:
-    """A descriptor that becomes readable when kubectl exits (Linux pidfd), else None."""
-    try:
-        return os.pidfd_open(proc.pid)
-    except (AttributeError, OSError):
-        return None
-
-
-def collect(
-    proc: subprocess.Popen[Any], data: bytes | None, timeout: float
-) -> tuple[int | None, bytes, bytes]:
-    """kubectl's exit status, stdout and stderr; ``None`` as status: killed at ``timeout``.
-
-    kubectl has ended when it exits, not when its pipes close: a child it left behind (a
-    wrapper script's background job) may hold them open for as long as it lives. So the
-    pipes are read until kubectl exits, then its group is killed and what is already
-    buffered is read, without waiting for anyone else to close them.
-    """
-    try:
-        out_fd = proc.stdout.fileno()  # type: ignore[union-attr]
-        err_fd = proc.stderr.fileno()  # type: ignore[union-attr]
-    except (OSError, ValueError, AttributeError):
-        # Not pipes (a test's stand-in for kubectl): its own communicate knows its end.
-        try:
-            stdout, stderr = proc.communicate(data, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            kill_group(proc)
-            try:
-                stdout, stderr = proc.communicate(timeout=KILL_DRAIN_SECONDS)
-            except subprocess.TimeoutExpired:
-                stdout, stderr = b"", b""
-            return None, stdout or b"", stderr or b""
-        return proc.returncode, stdout or b"", stderr or b""
-    chunks: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
-    if proc.stdin is not None:
-        threading.Thread(target=_feed, args=(proc.stdin, data or b""), daemon=True).start()
-    exited = exit_fd(proc)
-    deadline = monotonic() + timeout
-    open_fds = [out_fd, err_fd]
-    returncode: int | None = None
-    try:
-        while True:
-            returncode = proc.poll()
-            if returncode is not None:
-                break
-            left = deadline - monotonic()
-            if left <= 0:
-                break
-            if not open_fds:  # both pipes closed: only the exit is left to wait for
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    returncode = proc.wait(timeout=left)
-                break
-            watched = open_fds + ([exited] if exited is not None else [])
-            # Without a pidfd, look at the exit status now and then.
-            wait = left if exited is not None else min(left, EXIT_POLL_SECONDS)
-            ready, _, _ = select.select(watched, [], [], wait)
-            for fd in ready:
-                if fd == exited:
-                    continue
-                chunk = os.read(fd, 1 << 16)
-                if chunk:
-                    chunks[fd].append(chunk)
-                else:
-                    open_fds.remove(fd)
-    finally:
-        if exited is not None:
-            os.close(exited)
-    # Exited or out of time: the group dies either way, then what it wrote is read.
-    kill_group(proc)
-    if returncode is None:
-        proc.wait()
-    for fd in open_fds:
-        _read_buffered(fd, chunks[fd])
-    return returncode, b"".join(chunks[out_fd]), b"".join(chunks[err_fd])
-
-
-def _feed(pipe: IO[bytes], data: bytes) -> None:
-    # Without the close a kubectl reading ``-f -`` would wait for stdin until killed.
-    try:
-        if data:
-            pipe.write(data)
-        pipe.close()
-    except (BrokenPipeError, ValueError, OSError):
-        pass  # kubectl exited (or was killed) before reading all of it
-
-
-def _read_buffered(fd: int, sink: list[bytes]) -> None:
-    """What the pipe holds now, without waiting for a writer kubectl left behind (which
-    may live outside its group); bounded in time against one that writes without end."""
-    os.set_blocking(fd, False)
-    until = monotonic() + KILL_DRAIN_SECONDS
-    with contextlib.suppress(BlockingIOError, OSError):
-        while monotonic() < until:
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                return
-            sink.append(chunk)
-
-
 def drain(source: IO[bytes] | None, sink: list[bytes]) -> None:
     if source is None:
         return
@@ -292,7 +172,7 @@ def feed_documents(
                 chunk = os.read(fd, 1 << 16)
             else:  # kubectl exited: all it wrote is in the pipe now
                 rest: list[bytes] = []
-                _read_buffered(fd, rest)
+                read_buffered(fd, rest)
                 chunk, gone = b"".join(rest), True
         else:
             chunk = proc.stdout.readline()
@@ -354,12 +234,13 @@ def execute(
     *,
     started: subprocess.Popen[Any] | None = None,
     raw: bool = False,
+    pace: Pace | None = None,
 ) -> tuple[int | None, str | bytes, str]:
     """Run the process; ``None`` as exit status means it was killed at ``timeout``. With
     ``echo``, its stdout lines go there as they come (a wait's progress). ``started``: the
     process ``start`` began for ``argv`` (a read with no stdin); it is finished here.
     ``raw``: stdout as kubectl wrote it, bytes (a big answer's decoder reads them without a
-    copy as text)."""
+    copy as text). ``pace``: follow kubectl's requests in its ``-v`` log (``pipes.collect``)."""
     proc: subprocess.Popen[Any] | None = started
     try:
         if proc is None:
@@ -370,7 +251,7 @@ def execute(
         if echo is not None:
             return execute_streaming(proc, stdin, timeout, echo)
         data = stdin.encode("utf-8") if stdin is not None else None
-        returncode, stdout, stderr = collect(proc, data, timeout)
+        returncode, stdout, stderr = collect(proc, data, timeout, pace)
         if returncode is None:
             return None, text(stdout), text(stderr)
         return returncode, stdout if raw else text(stdout), text(stderr)

@@ -33,6 +33,7 @@ from ..contract.naming import DNS1123_RULE, is_dns1123_label
 from . import progress
 from .bounds import READ_GRACE_SECONDS
 from .config import ClusterConfig, kubeconfig_looked_for, kubeconfig_paths, kubeconfig_usable
+from .pace import Pace, verbosity
 from .processes import discovery_stamp, execute, start, stop, text, watch_documents
 from .processes import kubectl_environment as kubectl_environment
 from .shapes import output_problem
@@ -84,6 +85,10 @@ WAIT_GRACE_SECONDS = 15.0
 # Cloud SDK dispatcher build may run the exec credential plugin for it (to ask the server's
 # version): a hanging plugin must cost a read's bound, not --call-timeout.
 READ_VERBS = frozenset({"get", "version", "config"})
+
+# kubectl's -v levels that log each answered request (6) and each write as it leaves (7).
+ANSWERS_LOGGED = 6
+WRITES_LOGGED = 7
 
 # How a kubectl that rejected a flag is asked its version, and for how long at most.
 CLIENT_VERSION = ["version", "--client", "-o", "json"]
@@ -140,7 +145,7 @@ class KubectlRunner:
     def default_bound(self, args: Sequence[str]) -> float:
         """The process bound of a non-wait call: reads get their request timeout plus grace."""
         cfg = self.config
-        if args and str(args[0]) in READ_VERBS:
+        if _is_read(args) and verbosity(list(args)) < ANSWERS_LOGGED:
             return min(cfg.call_timeout, cfg.request_timeout + READ_GRACE_SECONDS)
         return cfg.call_timeout
 
@@ -238,7 +243,10 @@ class KubectlRunner:
             cold, began = opened.cold, opened.began
             # Its bound counts from its start, as every kubectl's does.
             left = max(0.0, bound - (monotonic() - began))
-            returncode, out, stderr = execute(argv, None, left, None, started=opened.proc, raw=raw)
+            pace = self._pace(args, began)
+            returncode, out, stderr = execute(
+                argv, None, left, None, started=opened.proc, raw=raw, pace=pace
+            )
         else:
             cold = (
                 discovery_stamp(self.config.cache_dir)
@@ -246,7 +254,8 @@ class KubectlRunner:
                 else None
             )
             began = monotonic()
-            returncode, out, stderr = execute(argv, stdin, bound, echo, raw=raw)
+            pace = self._pace(args, began)
+            returncode, out, stderr = execute(argv, stdin, bound, echo, raw=raw, pace=pace)
         if (
             returncode is None
             and cold is not None
@@ -256,7 +265,8 @@ class KubectlRunner:
             if again is None or again > 0:
                 _log("# kubectl spent its bound on discovery (cold cache): once more")
                 bound = bound if again is None else min(bound, again)
-                returncode, out, stderr = execute(argv, stdin, bound, echo, raw=raw)
+                pace = self._pace(args, monotonic())
+                returncode, out, stderr = execute(argv, stdin, bound, echo, raw=raw, pace=pace)
         if returncode != 0 or (verbose and stderr.strip()):
             _register_secrets(self.config)
         failure = None
@@ -268,6 +278,8 @@ class KubectlRunner:
             _log("%s", outcome(returncode, monotonic() - began, stderr))
             if verbose > 1 and stderr.strip():
                 _log("%s", kubectl_stderr(stderr))
+        if returncode is None and pace is not None and pace.stalled:
+            raise _unanswered(shown, stderr, pace)
         if returncode is None:
             error = _classify(shown, -1, stderr, timed_out=True)
             error.details["timeoutSeconds"] = bound
@@ -280,6 +292,19 @@ class KubectlRunner:
         if isinstance(out, bytes):
             return KubectlResult(argv, returncode, "", stderr, out)
         return KubectlResult(argv, returncode, out, stderr)
+
+    def _pace(self, args: Sequence[str], began: float) -> Pace | None:
+        """How a kubectl whose ``-v`` log shows its requests is bounded per request: a read
+        (``-v=6``) for as long as it runs, a write (``-v=7``) until its change has left. Each
+        gets what a read gets for one request (``--request-timeout`` + grace) to hear an
+        answer; against an API that accepts connections and never answers, a write then
+        learns it as fast as a read instead of after kubectl's discovery retries (55 s)."""
+        level = verbosity(list(args))
+        read = _is_read(args)
+        if level < ANSWERS_LOGGED or (not read and level < WRITES_LOGGED):
+            return None
+        idle = self.config.request_timeout + READ_GRACE_SECONDS
+        return Pace(idle, write=not read, started=began)
 
     def open_read(self, args: Sequence[str], *, namespace: str | None = None) -> None:
         """Start a command's first read now, before the imports the rest of the command
@@ -475,6 +500,24 @@ class KubectlRunner:
             mark = "# " if self.config.verbose else ""
             self.progress.write(f"{mark}kubectl: {redact(line.rstrip())}\n")
             self.progress.flush()
+
+
+def _unanswered(shown: str, stderr: str, pace: Pace) -> Timeout:
+    """A kubectl stopped for want of an answer, while stopping it lost nothing."""
+    error = _classify(shown, -1, stderr, timed_out=True)
+    details = dict(error.details)
+    details["reason"] = "no answer from the API server"
+    details["idleSeconds"] = pace.idle
+    if pace.write:
+        details["writeSent"] = False
+        what = "before it sent its change (nothing was changed)"
+    else:
+        what = f"after {pace.answered} answered requests" if pace.answered else "at the first"
+    return Timeout(
+        f"the API server answered no request of kubectl for {pace.idle:g}s; kubectl was "
+        f"stopped {what}: {shown}",
+        details,
+    )
 
 
 def _ignores_not_found(args: Sequence[str]) -> bool:

@@ -58,8 +58,18 @@ APPLY = [
     "-",
 ]
 APPLY_JSON = [*APPLY, "-o", "json", MANAGED_FIELDS]
-READ = [*K, "get", "deployments,replicasets,pods", "-l", SELECTOR, "-o", "json", MANAGED_FIELDS]
-OWNED = [*K, "get", "replicasets,pods", "-l", SELECTOR, "-o", "json"]
+READ = [
+    *K,
+    "get",
+    "deployments,replicasets,pods",
+    "-l",
+    SELECTOR,
+    "-o",
+    "json",
+    MANAGED_FIELDS,
+    "-v=6",
+]
+OWNED = [*K, "get", "replicasets,pods", "-l", SELECTOR, "-o", "json", "-v=6"]
 # status and network: the Deployment named web-1 with its ReplicaSets and Pods, one call
 NAME_SELECTOR = "org.mieweb.opensource-server.managed=true,org.mieweb.opensource-server.name=web-1"
 NAMED = [
@@ -71,6 +81,7 @@ NAMED = [
     "-o",
     "json",
     MANAGED_FIELDS,
+    "-v=6",
 ]
 EVENTS = [*K, "get", "events", "--field-selector", "type=Warning", "-o", "json"]
 SLICE_PASSES = ""  # a watch slice that saw no verdict
@@ -638,6 +649,7 @@ LIST = [
     "-o",
     "json",
     MANAGED_FIELDS,
+    "-v=6",
 ]
 
 
@@ -654,7 +666,7 @@ def test_list_makes_one_call_for_any_number_of_workloads(fp: FakeProcess, n: int
 
 def test_list_filters_by_node(fp: FakeProcess) -> None:
     node_list = [*LIST]
-    node_list[-4] = (
+    node_list[-5] = (
         "org.mieweb.opensource-server.managed=true,org.mieweb.opensource-server.node-id=7"
     )
     fp.register(node_list, stdout=kubectl_list(running_objects()))
