@@ -187,6 +187,9 @@ def delete_owned(name: str, owner: dict[str, str], timeout: float) -> list[str]:
         "--ignore-not-found=false",
         "--wait=true",
         *wait_timeout_args(timeout),
+        # Its own discovery and LIST come before the DELETE: against an API gone silent
+        # since delete's read, it is stopped there, not at the end of the whole wait.
+        REQUESTS,
     ]
 
 

@@ -142,6 +142,29 @@ def test_a_write_stuck_in_discovery_learns_as_fast_as_a_read(
     assert stored is not None and stored["spec"]["replicas"] == 0
 
 
+def test_a_delete_whose_list_goes_unanswered_stops_before_deleting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """delete reads the Deployment, then kubectl lists it by labels and name and deletes what
+    it found: with the API silent from that LIST on, the delete used to wait out its whole
+    --timeout (a wait carries no --request-timeout)."""
+    with FakeCluster(tmp_path / "fake") as fake:
+        fake.create_object(_in_default(deployment("gone-1", container_id="g1", replicas=0)))
+        fake.black_hole(True, path_regex=r"/deployments$")  # the LIST; the read by name works
+        try:
+            code, doc, seconds = cli_run(
+                capsys, fake, tmp_path / "cache", "--timeout", "30", "delete", "default/gone-1"
+            )
+        finally:
+            fake.black_hole(False)
+        stored = fake.get("deployments", "default", "gone-1")
+    error = doc["error"]
+    assert (code, error["type"]) == (7, "Timeout"), doc
+    assert error["details"]["writeSent"] is False, error
+    assert seconds < 2 * (REQUEST_TIMEOUT + GRACE) + 5, seconds
+    assert stored is not None and not stored["metadata"].get("deletionTimestamp")
+
+
 # -- a write whose change has left ------------------------------------------------------------
 
 SENT_THEN_SLOW = """\
