@@ -3,9 +3,14 @@ printed them against the fake API server)."""
 
 from __future__ import annotations
 
+import subprocess
+import time
+from pathlib import Path
+
 import pytest
 
 from kubectl_adapter.kubectl.pace import Pace, verbosity
+from kubectl_adapter.kubectl.pipes import _stop_if_still_stoppable, kill_group
 
 V6_ANSWER = (
     "I1201 20:24:59.456099   27091 round_trippers.go:560] GET https://127.0.0.1:42887/api"
@@ -84,3 +89,57 @@ def test_a_read_is_always_stoppable() -> None:
 )
 def test_verbosity(args: list[str], level: int) -> None:
     assert verbosity(args) == level
+
+
+# -- freezing a write to read its log to the end (real processes) ------------------------------
+
+GET_ANSWERED = (
+    "echo 'I1201 20:24:59.003961 1 round_trippers.go:470] GET https://127.0.0.1:1/api' >&2\n"
+    "echo 'I1201 20:24:59.004587 1 round_trippers.go:581] Response Status: 200 OK in 0 "
+    "milliseconds' >&2\n"
+)
+PATCH_SENT = (
+    "echo 'I1201 20:24:59.008833 1 round_trippers.go:470] PATCH https://127.0.0.1:1/apis/apps/"
+    "v1/namespaces/default/deployments/x' >&2\n"
+)
+
+
+@pytest.mark.parametrize("sent", [False, True], ids=["in-discovery", "patch-logged"])
+def test_a_write_is_killed_only_if_its_log_shows_no_write_once_frozen(
+    tmp_path: Path, sent: bool
+) -> None:
+    """The idle bound fires while the PATCH line sits unread in the pipe: freezing kubectl
+    and reading its log to the end finds it, and kubectl goes on (SIGCONT)."""
+    body = (
+        GET_ANSWERED
+        + (PATCH_SENT if sent else "")
+        + "echo written > done\nsleep 2\necho resumed > resumed\nexec sleep 30\n"
+    )
+    kubectl = tmp_path / "kubectl"
+    kubectl.write_text("#!/bin/sh\n" + body)
+    kubectl.chmod(0o755)
+    proc = subprocess.Popen(
+        [str(kubectl)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 10
+        while not (tmp_path / "done").exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert proc.stderr is not None
+        pace = Pace(0.1, write=True, started=0.0)  # nothing read yet: the bound is long past
+        sink: list[bytes] = []
+        stopped = _stop_if_still_stoppable(proc, pace, proc.stderr.fileno(), sink)
+        assert stopped is not sent
+        assert pace.stalled is not sent and pace.write_sent is sent
+        # Frozen for the kill, or going on: only a kubectl let go on gets to write "resumed".
+        deadline = time.monotonic() + (6 if sent else 3)  # its sleep is 2 s
+        while not (tmp_path / "resumed").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert (tmp_path / "resumed").exists() is sent
+    finally:
+        kill_group(proc)
+        proc.wait()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
