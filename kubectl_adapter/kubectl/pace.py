@@ -17,7 +17,9 @@ from time import monotonic
 # An answer with a status code; a request that timed out (``in 10001 milliseconds`` with no
 # code) is no progress, or retries against a silent API would count as progress forever.
 _ANSWERED = re.compile(r"round_trippers\.go:\d+\] (?:[A-Z]+ \S+|Response Status:) \d{3}\b", re.M)
-# -v=7: a request that changes something, logged as it is sent.
+# -v=7: each request, logged as it is sent (the URL ends the line); and those that change
+# something.
+_REQUEST_SENT = re.compile(r"round_trippers\.go:\d+\] [A-Z]+ https?://\S+$", re.M)
 _WRITE_SENT = re.compile(r"round_trippers\.go:\d+\] (?:POST|PUT|PATCH|DELETE) https?://", re.M)
 _VERBOSITY = re.compile(r"^--?v(?:=|$)(\d*)")
 
@@ -42,6 +44,7 @@ class Pace:
         self.write = write
         self.last = monotonic() if started is None else started
         self.answered = 0
+        self.requests_logged = False
         self.write_sent = False
         self.stalled = False  # stopped for want of an answer (set by the process reader)
         self._partial = b""
@@ -52,6 +55,8 @@ class Pace:
         if not complete:
             return
         text = complete.decode("utf-8", "replace")
+        if self.write and _REQUEST_SENT.search(text):
+            self.requests_logged = True
         if self.write and _WRITE_SENT.search(text):
             self.write_sent = True
         answers = len(_ANSWERED.findall(text))
@@ -61,8 +66,12 @@ class Pace:
 
     @property
     def stoppable(self) -> bool:
-        """Killing kubectl now loses no change: a read, or a write not yet sent."""
-        return not (self.write and self.write_sent)
+        """Killing kubectl now loses no change: a read, or a write not yet sent. A write
+        only once its log has shown a request leave: a kubectl (or a wrapper) whose log
+        shows none proves nothing about its write, and is bounded as before."""
+        if not self.write:
+            return True
+        return self.requests_logged and not self.write_sent
 
     def idle_deadline(self) -> float | None:
         """When kubectl is stopped unless an answer comes first (None: never for want of one)."""

@@ -258,6 +258,7 @@ class KubectlRunner:
             returncode, out, stderr = execute(argv, stdin, bound, echo, raw=raw, pace=pace)
         if (
             returncode is None
+            and pace is None  # a paced read was stopped by one unanswered request, not discovery
             and cold is not None
             and discovery_stamp(self.config.cache_dir) != cold
         ):

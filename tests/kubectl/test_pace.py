@@ -143,3 +143,11 @@ def test_a_write_is_killed_only_if_its_log_shows_no_write_once_frozen(
         for pipe in (proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
+
+
+def test_a_write_whose_log_shows_no_request_is_never_stoppable() -> None:
+    """A wrapper that hides kubectl's log, or a kubectl whose -v=7 says otherwise: nothing
+    proves its write has not left, so it keeps the bound of any write."""
+    pace = Pace(15, write=True, started=0.0)
+    pace.feed(b"I1201 20:24:54.025797   26604 loader.go:402] Config loaded from file:  k\n")
+    assert not pace.stoppable and pace.idle_deadline() is None
