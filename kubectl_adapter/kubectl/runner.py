@@ -7,7 +7,10 @@ a comment; kubectl's own stderr is logged too from ``verbose`` 2 (``-vv``). A wa
 passes ``wait=transcript.Wait(...)`` on each slice, so the log shows the whole wait once.
 
 Bounds: a read-only kubectl (``get``, ``version``) lives at most ``--request-timeout`` plus a
-grace, any other non-wait call ``--call-timeout``, a wait its own timeout plus a grace; and
+grace (one whose ``-v=6`` log shows its requests: that long per unanswered request, see
+``pace``), any other non-wait call ``--call-timeout``, a wait its own timeout plus a grace (a
+write whose ``-v=7`` log shows its requests is stopped like a read until its change has
+left); and
 every one of them at most what is left of the command's overall deadline. Each kubectl runs
 in its own process group, killed as a whole on every way out (bound, error, signal), so no
 ``rollout status`` or exec credential plugin outlives the command.
@@ -143,7 +146,8 @@ class KubectlRunner:
         return None if self._deadline_at is None else self._deadline_at - monotonic()
 
     def default_bound(self, args: Sequence[str]) -> float:
-        """The process bound of a non-wait call: reads get their request timeout plus grace."""
+        """The process bound of a non-wait call: reads get their request timeout plus grace,
+        unless their log shows each request (then that bound is per request: ``_pace``)."""
         cfg = self.config
         if _is_read(args) and verbosity(list(args)) < ANSWERS_LOGGED:
             return min(cfg.call_timeout, cfg.request_timeout + READ_GRACE_SECONDS)
