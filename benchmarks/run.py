@@ -473,6 +473,31 @@ _NOTES = """
   10-14 s, nearly all of it the fake and kubectl; `list` ran at 0.98x and 1.24x of it in
   two runs of 5-7 pairs (the noise of the fake's serialisation), the adapter's own part being
   0.78 s of it (1.06 s before the typed decode; the same bytes from a stub, 5 pairs).
+- Reads whose answer grows are bounded per request (issue 26: kubectl's `-v=6` logs each
+  answered request, a page of 500 objects; `node-configuration.md`). Against the fake with
+  3,000 running workloads and one workload with 3,000 evicted Pods (default flags, a loaded
+  2-core machine, 2026-12-01; the objects written with
+  `fc.create_object`, controller stopped, the CLI run as a process): `list` answered 3,001
+  items in 22.5 s (`kubectl get` of the same objects alone: 23.5 s); before, it failed
+  Timeout (exit 7) after 30.2 s (15 s, then once more with a warm cache). `status` of the
+  workload among its 3,000 Failed Pods: `running` in 14.1 s (14.5 s before, within 0.5 s of
+  its old 15 s bound). `list` and `status` stay one kubectl call each: leaving ReplicaSets'
+  and Pods' managedFields (33% of the answer's bytes on the fake; `--show-managed-fields`
+  applies to every type of one `get`) or ended Pods (a field selector cannot go on a get of
+  several types) out would take a second `get` per read, a second kubectl process (~0.1 s,
+  as much as a whole `status` here) on every small node to save bytes only on big ones; the
+  per-request bound is what keeps big ones answering.
+- An API server that accepts connections and never answers, cold discovery cache, default
+  flags: `start` and `stop` used to take 55.2 s to say `Unavailable` (their first call is the
+  patch, whose discovery kubectl retried five times); now `Timeout` with
+  `details.writeSent: false` in 15.5 s, as `status` (15.3 s, `unknown`), `list`, `delete` and
+  `create` (15.1-15.5 s) always did. The patch runs with `-v=7`, which logs its PATCH before
+  sending it; it is stopped only while none is logged.
+  Reading kubectl's pipes until it exits (not until they close) and pacing its requests
+  left `list`'s parse figures within the load's noise: at 5,000 workloads from a stub, 1.24
+  and 1.27 of `json.load` against 1.17 and 1.11 on the code before; at 1,000, 1.92 and 1.98
+  against 2.35 and 2.33 (two runs each of 7 pairs, load 10-14, `parse_scaling` of
+  `benchmarks/run.py`).
 - `render` start-up is the interpreter (~20 ms) and ~50 ms of imports, ~20 ms of them
   jinja2's (`python -X importtime`, 2026-12-01); it imports no pydantic
   (`tests/cli/test_startup.py` enforces that). The spec is validated by plain functions for

@@ -253,6 +253,10 @@ def test_deployment_lifecycle(cluster: FakeCluster, kubectl: Runner) -> None:
         kubectl("rollout", "status", "deployment/web-1", "-n", "testns", "--timeout=30s").returncode
         == 0
     )
+    # Read again: the copy taken right after the undo may predate the controller's revision
+    # bump (a race a loaded machine lost: '2' == '3').
+    dep = fc.get("deployments", "testns", "web-1")
+    assert dep is not None
     assert dep["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3"
 
     r = kubectl(

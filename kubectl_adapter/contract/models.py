@@ -455,6 +455,12 @@ class CheckResult(Output):
     permissions: list[Permission]
     missing_permissions: list[str]
     capabilities: Capabilities
+    supported_kubectl: str = field(
+        default="", metadata=_about("the kubectl releases that can drive this API server")
+    )
+    kubectl_problems: list[str] = field(
+        default_factory=list, metadata=_about("why this kubectl is not one of them; empty if it is")
+    )
 
 
 class NodeInfo(Output):

@@ -22,6 +22,14 @@ from .runner import wait_timeout_args
 # reads them from the same Deployment every read already returns.
 SHOW_MANAGED_FIELDS = "--show-managed-fields"
 
+# A read whose answer grows with the namespace logs each answered request (one per page of
+# 500 objects), so that its bound follows its requests, not its size (runner, ``pace``).
+ANSWERS = "-v=6"
+# A write logs each request as it leaves, so that it can be stopped while still in
+# discovery, before its change is sent; and each response's status, which types a 5xx whose
+# body names no reason.
+REQUESTS = "-v=7"
+
 
 def get_deployment(name: str) -> list[str]:
     """By name; a 404 is kubectl's NotFound error (never ``--ignore-not-found``'s silence,
@@ -36,7 +44,7 @@ def list_workloads(node_id: str | None) -> list[str]:
     if node_id is not None:
         labels[NODE_ID_LABEL] = node_id
     return ["get", "deployments,replicasets,pods", "-l", selector_string(labels), "-o", "json",
-            SHOW_MANAGED_FIELDS]  # fmt: skip
+            SHOW_MANAGED_FIELDS, ANSWERS]  # fmt: skip
 
 
 def named_workload(name: str) -> list[str]:
@@ -55,7 +63,7 @@ def warning_events() -> list[str]:
 
 def owned(selector: str) -> list[str]:
     """ReplicaSets and Pods of one workload."""
-    return ["get", "replicasets,pods", "-l", selector, "-o", "json"]
+    return ["get", "replicasets,pods", "-l", selector, "-o", "json", ANSWERS]
 
 
 def workload(selector: str) -> list[str]:
@@ -68,6 +76,7 @@ def workload(selector: str) -> list[str]:
         "-o",
         "json",
         SHOW_MANAGED_FIELDS,
+        ANSWERS,
     ]
 
 
@@ -139,7 +148,6 @@ def patch_replicas(name: str, replicas: int, owner: dict[str, str]) -> list[str]
     ]
     ops.append({"op": "replace", "path": "/spec/replicas", "value": replicas})
     patch = json.dumps(ops, separators=(",", ":"))
-    # -v=6 logs each response's status: a 5xx whose body kubectl cannot name is typed from it.
     return [
         "patch",
         "deployment",
@@ -150,7 +158,7 @@ def patch_replicas(name: str, replicas: int, owner: dict[str, str]) -> list[str]
         "-o",
         "json",
         SHOW_MANAGED_FIELDS,  # what it prints is stop's snapshot, drift included
-        "-v=6",
+        REQUESTS,
     ]
 
 
@@ -187,6 +195,9 @@ def delete_owned(name: str, owner: dict[str, str], timeout: float) -> list[str]:
         "--ignore-not-found=false",
         "--wait=true",
         *wait_timeout_args(timeout),
+        # Its own discovery and LIST come before the DELETE: against an API gone silent
+        # since delete's read, it is stopped there, not at the end of the whole wait.
+        REQUESTS,
     ]
 
 

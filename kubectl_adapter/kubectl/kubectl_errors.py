@@ -30,6 +30,7 @@ from ..contract.errors import (
     Unauthorized,
     Unavailable,
 )
+from ..contract.kubectl_support import OLDEST_KUBECTL, shown
 from ..contract.redact import redact
 
 _KLOG_LINE = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\] ")
@@ -37,8 +38,9 @@ _KLOG_LINE = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\] ")
 # kubectl -v=6 logs one line per response: ``PATCH https://.../scale 409 Conflict in 3 ms``.
 _RESPONSE_409 = re.compile(r"\b409 Conflict\b")
 
-# ... and its last response line says what the server answered, when no text rule knows it.
-_RESPONSE = re.compile(r"round_trippers\.go:\d+\] [A-Z]+ \S+ (?P<code>\d{3}) ")
+# ... and its last response line says what the server answered, when no text rule knows it
+# (-v=6: ``PATCH https://… 503 Service Unavailable in 3 ms``; -v=7: ``Response Status: 503 …``).
+_RESPONSE = re.compile(r"round_trippers\.go:\d+\] (?:[A-Z]+ \S+|Response Status:) (?P<code>\d{3}) ")
 
 # The lines that start kubectl's own error report (cobra prints ``Error:`` for usage errors).
 _ERROR_HEADS = (
@@ -66,6 +68,9 @@ class Rule(NamedTuple):
 def _rule(pattern: str, error: type[AdapterError], reason: str, message: str | None = None) -> Rule:
     return Rule(re.compile(pattern, re.S | re.M), error, reason, message)
 
+
+# The reason of a kubectl that rejected a flag: the runner asks it for its version.
+UNKNOWN_FLAG = "kubectl does not know a flag the adapter passes"
 
 # kubectl scale's last words after 5 minutes of 409 retries (and after little else).
 _GAVE_UP = _rule(r"^error: context deadline exceeded$", Timeout, "kubectl gave up retrying")
@@ -227,7 +232,16 @@ ERROR_TABLE: tuple[Rule, ...] = (
         InvalidInput,
         "rejected input",
     ),
-    # kubectl refused its command line (flags the adapter built, or a kubectl too old for them).
+    # A kubectl older than the flags the adapter passes: no input of Manager's can help, the
+    # node's kubectl must change. The runner adds the kubectl's version to the message.
+    _rule(
+        r"^(?i:error): unknown (shorthand )?flag: (?P<flag>[^\n]*)$",
+        ConfigurationError,
+        UNKNOWN_FLAG,
+        "this kubectl does not know a flag the adapter passes ({flag}): the adapter needs "
+        f"kubectl {shown(OLDEST_KUBECTL)} or newer",
+    ),
+    # kubectl refused its command line (flags the adapter built wrong).
     _rule(
         r"unknown flag|unknown shorthand flag|invalid argument|only works with|"
         r"invalid \S+ value|for usage\.$",
@@ -377,6 +391,8 @@ def explain_kubeconfig(
             f"current context), so kubectl tried its default server: {error.message}",
             details,
         )
+    if error.details.get("reason") == UNKNOWN_FLAG:
+        return error  # kubectl itself, whatever the kubeconfig
     if isinstance(error, ConfigurationError) and "kubeconfig" not in error.details:
         details = dict(error.details)
         details["kubeconfig"] = looked_for

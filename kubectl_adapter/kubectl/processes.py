@@ -1,7 +1,7 @@
 """One kubectl process: started in its own process group, its output read as it comes,
 the whole group killed on every way out. The runner decides bounds, logging and errors;
-this module only handles the process (and is, with the runner, all that touches
-``subprocess``).
+this module only handles the process (and is, with ``pipes`` and the runner, all that
+touches ``subprocess``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import glob
 import json
 import os
 import select
-import signal
 import subprocess
 import threading
 from collections.abc import Callable
@@ -20,10 +19,8 @@ from typing import IO, Any
 
 from ..contract.errors import ConfigurationError, InternalError
 from .interrupts import deferred
-
-# How long we still read a killed kubectl's pipes: a child it started (an exec credential
-# plugin) can hold them open, and must not turn our bounded call into an unbounded one.
-KILL_DRAIN_SECONDS = 5.0
+from .pace import Pace
+from .pipes import KILL_DRAIN_SECONDS, collect, exit_fd, kill_group, read_buffered
 
 # A waiting kubectl whose watch is refused (401/403) this many times is stopped: it would
 # retry until its --timeout (the whole wait slice) and then time out for nothing.
@@ -85,21 +82,6 @@ def spawn(argv: list[str], has_stdin: bool, stream: bool) -> subprocess.Popen[An
         ) from None
 
 
-def kill_group(proc: subprocess.Popen[Any]) -> None:
-    """SIGKILL kubectl's whole process group (it leads it: ``start_new_session``).
-
-    The group outlives kubectl while any member lives, so its ID is not reused by then; once
-    the group is empty the kill finds nothing. A pid below 2 is never a group we made
-    (``killpg(0)`` would be our own group): then only the process itself is killed.
-    """
-    if proc.pid is not None and proc.pid > 1:
-        # ESRCH: the group is gone, nothing of it is left to kill.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    if proc.poll() is None:
-        proc.kill()
-
-
 def execute_streaming(
     proc: subprocess.Popen[str], stdin: str | None, timeout: float, echo: Callable[[str], None]
 ) -> tuple[int | None, str, str]:
@@ -147,9 +129,11 @@ def execute_streaming(
     try:
         returncode: int | None = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        kill_group(proc)
-        proc.wait()
         returncode = None
+    # kubectl ended: so does what it left behind, whose copies of the pipes would otherwise
+    # keep the readers waiting for the whole drain period.
+    kill_group(proc)
+    proc.wait()
     for thread in threads:
         thread.join(timeout=KILL_DRAIN_SECONDS)
     return returncode, "".join(out), "".join(err)
@@ -164,11 +148,16 @@ def drain(source: IO[bytes] | None, sink: list[bytes]) -> None:
 
 
 def feed_documents(
-    proc: subprocess.Popen[Any], on_object: Callable[[Any], bool], deadline: float
+    proc: subprocess.Popen[Any],
+    on_object: Callable[[Any], bool],
+    deadline: float,
+    exited: int | None = None,
 ) -> bool | None:
     """Read kubectl's stdout until ``deadline``: each document kubectl prints goes to
     ``on_object``. True/False: the watch is over
-    (``on_object`` said so / the time passed); None: kubectl exited first."""
+    (``on_object`` said so / the time passed); None: kubectl exited first. ``exited``:
+    ``exit_fd(proc)``, so that kubectl's exit ends the read even while a child it left
+    behind holds stdout open."""
     assert proc.stdout is not None
     try:
         fd: int | None = proc.stdout.fileno()
@@ -176,15 +165,24 @@ def feed_documents(
         fd = None  # not a pipe (a test's stand-in for kubectl): read it as it comes
     pending = b""
     lines: list[bytes] = []
+    gone = False  # kubectl exited and what it left in the pipe was read: the end
     while True:
         left = deadline - monotonic()
         if left <= 0:
             return False
-        if fd is not None:
-            ready, _, _ = select.select([fd], [], [], left)
+        if gone:
+            chunk = b""
+        elif fd is not None:
+            watched = [fd] if exited is None else [fd, exited]
+            ready, _, _ = select.select(watched, [], [], left)
             if not ready:
                 return False
-            chunk = os.read(fd, 1 << 16)
+            if fd in ready:
+                chunk = os.read(fd, 1 << 16)
+            else:  # kubectl exited: all it wrote is in the pipe now
+                rest: list[bytes] = []
+                read_buffered(fd, rest)
+                chunk, gone = b"".join(rest), True
         else:
             chunk = proc.stdout.readline()
             if isinstance(chunk, str):
@@ -245,12 +243,13 @@ def execute(
     *,
     started: subprocess.Popen[Any] | None = None,
     raw: bool = False,
+    pace: Pace | None = None,
 ) -> tuple[int | None, str | bytes, str]:
     """Run the process; ``None`` as exit status means it was killed at ``timeout``. With
     ``echo``, its stdout lines go there as they come (a wait's progress). ``started``: the
     process ``start`` began for ``argv`` (a read with no stdin); it is finished here.
     ``raw``: stdout as kubectl wrote it, bytes (a big answer's decoder reads them without a
-    copy as text)."""
+    copy as text). ``pace``: follow kubectl's requests in its ``-v`` log (``pipes.collect``)."""
     proc: subprocess.Popen[Any] | None = started
     try:
         if proc is None:
@@ -261,16 +260,10 @@ def execute(
         if echo is not None:
             return execute_streaming(proc, stdin, timeout, echo)
         data = stdin.encode("utf-8") if stdin is not None else None
-        try:
-            stdout, stderr = proc.communicate(data, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            kill_group(proc)
-            try:
-                stdout, stderr = proc.communicate(timeout=KILL_DRAIN_SECONDS)
-            except subprocess.TimeoutExpired:
-                stdout, stderr = b"", b""
+        returncode, stdout, stderr = collect(proc, data, timeout, pace)
+        if returncode is None:
             return None, text(stdout), text(stderr)
-        return proc.returncode, (stdout or b"") if raw else text(stdout), text(stderr)
+        return returncode, stdout if raw else text(stdout), text(stderr)
     finally:
         # On every way out (a bound, a signal, a bug of ours, and after a normal exit,
         # for a credential plugin kubectl left behind): the whole group dies.
@@ -293,10 +286,16 @@ def watch_documents(
             proc = spawn(argv, False, False)
         drainer = threading.Thread(target=drain, args=(proc.stderr, err), daemon=True)
         drainer.start()
-        ended = feed_documents(proc, on_object, monotonic() + seconds)
+        exited = exit_fd(proc)
+        try:
+            ended = feed_documents(proc, on_object, monotonic() + seconds, exited)
+        finally:
+            if exited is not None:
+                os.close(exited)
         if ended is not None:
             return ended, None, text(b"".join(err))
         returncode = proc.wait()
+        kill_group(proc)  # what it left behind, whose copy of stderr keeps the drainer on
         drainer.join(timeout=KILL_DRAIN_SECONDS)
         return None, returncode, text(b"".join(err))
     finally:

@@ -8,7 +8,10 @@ a comment; kubectl's own stderr (and its ``-v=N`` on the line) is logged too fro
 passes ``wait=transcript.Wait(...)`` on each slice, so the log shows the whole wait once.
 
 Bounds: a read-only kubectl (``get``, ``version``) lives at most ``--request-timeout`` plus a
-grace, any other non-wait call ``--call-timeout``, a wait its own timeout plus a grace; and
+grace (one whose ``-v=6`` log shows its requests: that long per unanswered request, see
+``pace``), any other non-wait call ``--call-timeout``, a wait its own timeout plus a grace (a
+write whose ``-v=7`` log shows its requests is stopped like a read until its change has
+left); and
 every one of them at most what is left of the command's overall deadline. Each kubectl runs
 in its own process group, killed as a whole on every way out (bound, error, signal), so no
 ``rollout status`` or exec credential plugin outlives the command.
@@ -40,6 +43,7 @@ from .config import (
     kubeconfig_paths,
     kubeconfig_usable,
 )
+from .pace import Pace, verbosity
 from .processes import discovery_stamp, execute, start, stop, text, watch_documents
 from .processes import kubectl_environment as kubectl_environment
 from .shapes import output_problem
@@ -92,6 +96,14 @@ WAIT_GRACE_SECONDS = 15.0
 # version): a hanging plugin must cost a read's bound, not --call-timeout.
 READ_VERBS = frozenset({"get", "version", "config"})
 
+# kubectl's -v levels that log each answered request (6) and each write as it leaves (7).
+ANSWERS_LOGGED = 6
+WRITES_LOGGED = 7
+
+# How a kubectl that rejected a flag is asked its version, and for how long at most.
+CLIENT_VERSION = ["version", "--client", "-o", "json"]
+VERSION_SECONDS = 5.0
+
 # The context's own namespace, exactly: ``{..namespace}`` would also match a ``namespace``
 # key anywhere else in the minified kubeconfig (a cluster's ``extensions``), in map order.
 CONTEXT_NAMESPACE = [
@@ -141,9 +153,10 @@ class KubectlRunner:
         return None if self._deadline_at is None else self._deadline_at - monotonic()
 
     def default_bound(self, args: Sequence[str]) -> float:
-        """The process bound of a non-wait call: reads get their request timeout plus grace."""
+        """The process bound of a non-wait call: reads get their request timeout plus grace,
+        unless their log shows each request (then that bound is per request: ``_pace``)."""
         cfg = self.config
-        if args and str(args[0]) in READ_VERBS:
+        if _is_read(args) and verbosity(list(args)) < ANSWERS_LOGGED:
             return min(cfg.call_timeout, cfg.request_timeout + READ_GRACE_SECONDS)
         return cfg.call_timeout
 
@@ -246,7 +259,10 @@ class KubectlRunner:
             cold, began = opened.cold, opened.began
             # Its bound counts from its start, as every kubectl's does.
             left = max(0.0, bound - (monotonic() - began))
-            returncode, out, stderr = execute(argv, None, left, None, started=opened.proc, raw=raw)
+            pace = self._pace(args, began)
+            returncode, out, stderr = execute(
+                argv, None, left, None, started=opened.proc, raw=raw, pace=pace
+            )
         else:
             cold = (
                 discovery_stamp(self.config.cache_dir)
@@ -254,9 +270,11 @@ class KubectlRunner:
                 else None
             )
             began = monotonic()
-            returncode, out, stderr = execute(argv, stdin, bound, echo, raw=raw)
+            pace = self._pace(args, began)
+            returncode, out, stderr = execute(argv, stdin, bound, echo, raw=raw, pace=pace)
         if (
             returncode is None
+            and pace is None  # a paced read was stopped by one unanswered request, not discovery
             and cold is not None
             and discovery_stamp(self.config.cache_dir) != cold
         ):
@@ -264,18 +282,21 @@ class KubectlRunner:
             if again is None or again > 0:
                 _log("# kubectl spent its bound on discovery (cold cache): once more")
                 bound = bound if again is None else min(bound, again)
-                returncode, out, stderr = execute(argv, stdin, bound, echo, raw=raw)
+                pace = self._pace(args, monotonic())
+                returncode, out, stderr = execute(argv, stdin, bound, echo, raw=raw, pace=pace)
         if returncode != 0 or (verbose and stderr.strip()):
             _register_secrets(self.config)
         failure = None
         if returncode:
             # kubectl get prints an empty List on stdout even when the LIST failed:
             # only the exit status tells, so stdout is never looked at here.
-            failure = self._explain_kubeconfig(_classify(shown, returncode, stderr))
+            failure = self._explain(_classify(shown, returncode, stderr))
         if verbose:
             _log("%s", outcome(returncode, monotonic() - began, stderr))
             if verbose > 1 and stderr.strip():
                 _log("%s", kubectl_stderr(stderr))
+        if returncode is None and pace is not None and pace.stalled:
+            raise _unanswered(shown, stderr, pace)
         if returncode is None:
             error = _classify(shown, -1, stderr, timed_out=True)
             error.details["timeoutSeconds"] = bound
@@ -288,6 +309,19 @@ class KubectlRunner:
         if isinstance(out, bytes):
             return KubectlResult(argv, returncode, "", stderr, out)
         return KubectlResult(argv, returncode, out, stderr)
+
+    def _pace(self, args: Sequence[str], began: float) -> Pace | None:
+        """How a kubectl whose ``-v`` log shows its requests is bounded per request: a read
+        (``-v=6``) for as long as it runs, a write (``-v=7``) until its change has left. Each
+        gets what a read gets for one request (``--request-timeout`` + grace) to hear an
+        answer; against an API that accepts connections and never answers, a write then
+        learns it as fast as a read instead of after kubectl's discovery retries (55 s)."""
+        level = verbosity(list(args))
+        read = _is_read(args)
+        if level < ANSWERS_LOGGED or (not read and level < WRITES_LOGGED):
+            return None
+        idle = self.config.request_timeout + READ_GRACE_SECONDS
+        return Pace(idle, write=not read, started=began)
 
     def open_read(self, args: Sequence[str], *, namespace: str | None = None) -> None:
         """Start a command's first read now, before the imports the rest of the command
@@ -326,17 +360,39 @@ class KubectlRunner:
         if opened is not None:
             stop(opened.proc)
 
-    def _explain_kubeconfig(self, error: AdapterError) -> AdapterError:
+    def _explain(self, error: AdapterError) -> AdapterError:
+        """Add what the failure is about: the kubeconfig read, or the kubectl's version."""
         if not isinstance(error, ConfigurationError | Unavailable):
             return error
-        from .kubectl_errors import explain_kubeconfig
+        from .kubectl_errors import UNKNOWN_FLAG, explain_kubeconfig
 
+        if error.details.get("reason") == UNKNOWN_FLAG:
+            return self._name_version(error)
         return explain_kubeconfig(
             error,
             kubeconfig_looked_for(self.config),
             kubeconfig_usable(self.config),
             kubeconfig_missing(self.config),
         )
+
+    def _name_version(self, error: AdapterError) -> AdapterError:
+        """A kubectl that rejected a flag: which kubectl it is, asked only now (a local
+        ``version --client``, no API request), so that the message says what to replace."""
+        remaining = self.remaining()
+        bound = VERSION_SECONDS if remaining is None else min(VERSION_SECONDS, remaining)
+        version = None
+        if bound > 0:
+            with contextlib.suppress(AdapterError, ValueError, LookupError, TypeError):
+                returncode, out, _ = execute([self.binary, *CLIENT_VERSION], None, bound, None)
+                if returncode == 0:
+                    version = json.loads(out)["clientVersion"]["gitVersion"]
+        if not isinstance(version, str) or not version:
+            return error
+        from ..contract.redact import redact
+
+        version = redact(version)
+        details = {**error.details, "kubectlVersion": version}
+        return type(error)(f"kubectl {version} at {self.binary}: {error.message}", details)
 
     def context_namespace(self) -> str:
         """``-n``, else the context's namespace, else ``default``: the namespace kubectl would use.
@@ -442,7 +498,7 @@ class KubectlRunner:
         if ended is not None:
             return ended
         if returncode:
-            raise self._explain_kubeconfig(_classify(shown, returncode, stderr))
+            raise self._explain(_classify(shown, returncode, stderr))
         if cut:
             raise self._deadline_reached("during", shown)
         return False
@@ -468,6 +524,24 @@ class KubectlRunner:
             mark = "# " if self.config.verbose else ""
             self.progress.write(f"{mark}kubectl: {redact(line.rstrip())}\n")
             self.progress.flush()
+
+
+def _unanswered(shown: str, stderr: str, pace: Pace) -> Timeout:
+    """A kubectl stopped for want of an answer, while stopping it lost nothing."""
+    error = _classify(shown, -1, stderr, timed_out=True)
+    details = dict(error.details)
+    details["reason"] = "no answer from the API server"
+    details["idleSeconds"] = pace.idle
+    if pace.write:
+        details["writeSent"] = False
+        what = "before it sent its change (nothing was changed)"
+    else:
+        what = f"after {pace.answered} answered requests" if pace.answered else "at the first"
+    return Timeout(
+        f"the API server answered no request of kubectl for {pace.idle:g}s; kubectl was "
+        f"stopped {what}: {shown}",
+        details,
+    )
 
 
 def _ignores_not_found(args: Sequence[str]) -> bool:

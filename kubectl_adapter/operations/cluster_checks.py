@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..contract.errors import Forbidden, InternalError, NotFound
+from ..contract.errors import ConfigurationError, Forbidden, InternalError, NotFound
+from ..contract.kubectl_support import kubectl_problems, release, supported_range
 from ..contract.models import Capabilities, CheckResult, NodeInfo, Permission
 from ..contract.permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS, Need
 from ..kubectl.runner import KubectlRunner
@@ -83,8 +84,9 @@ def check_cluster(runner: KubectlRunner, namespace: str, context: str | None) ->
     ]
     client = (version.get("clientVersion") or {}).get("gitVersion")
     server = (version.get("serverVersion") or {}).get("gitVersion")
+    problems = kubectl_problems(version.get("clientVersion"), version.get("serverVersion"))
     return CheckResult(
-        ok=bool(exists) and not missing and len(permissions) == len(needs),
+        ok=bool(exists) and not missing and len(permissions) == len(needs) and not problems,
         kubectl=runner.binary,
         client_version=client,
         server_version=server,
@@ -94,17 +96,23 @@ def check_cluster(runner: KubectlRunner, namespace: str, context: str | None) ->
         permissions=permissions,
         missing_permissions=missing,
         capabilities=Capabilities(),
+        supported_kubectl=supported_range(release(version.get("serverVersion"))),
+        kubectl_problems=problems,
     )
 
 
 def check_exit_code(result: CheckResult) -> int:
     """``ok:false`` must not exit 0: the exit code of the first failed check.
 
-    A missing namespace is NotFound (3); a permission RBAC denies (or a namespace it will not
-    let us read) is Forbidden (5); answers missing from the reviews are InternalError (1).
+    A kubectl the adapter cannot use (too old, or outside the skew policy) is
+    ConfigurationError (9); a missing namespace is NotFound (3); a permission RBAC denies (or a
+    namespace it will not let us read) is Forbidden (5); answers missing from the reviews are
+    InternalError (1).
     """
     if result.ok:
         return 0
+    if result.kubectl_problems:
+        return ConfigurationError.exit_code
     if result.namespace_exists is False:
         return NotFound.exit_code
     if result.namespace_exists is None or result.missing_permissions:

@@ -135,6 +135,8 @@ def delete(
             raise problem from exc
         return DeleteResult(provider_id=str(pid), deleted=False, already_missing=True)
     except Timeout as exc:
+        if exc.details.get("writeSent") is False:
+            raise  # stopped before its DELETE left (a silent API): nothing was deleted
         # kubectl waits for the uid it deleted: maybe a Deployment re-created meanwhile.
         current = node.find_deployment(pid)
         if current is not None and uid_of(current) != uid_of(deployment):

@@ -28,6 +28,7 @@ NAMED_WEB1 = [
     "-o",
     "json",
     "--show-managed-fields",
+    "-v=6",
 ]
 GET_WEB1 = [
     "get",
@@ -215,6 +216,7 @@ def test_list_prints_items(capsys: pytest.CaptureFixture[str], fp: FakeProcess) 
             "-o",
             "json",
             "--show-managed-fields",
+            "-v=6",
         ],
         stdout=kubectl_list([dep, rs, pod(rs)]),
     )
@@ -266,7 +268,7 @@ def test_verbose_logs_each_command_shell_quoted(
     assert lines[1] == (
         "kubectl -n testns --request-timeout 10s get deployments,replicasets,pods -l "
         "org.mieweb.opensource-server.managed=true,org.mieweb.opensource-server.name=web-1 "
-        "-o json --show-managed-fields"
+        "-o json --show-managed-fields"  # the run's -v=6 is left out of the pasted line
     )
     assert lines[2].startswith("# exit 0 in "), lines
     lines = lines[2:]

@@ -35,6 +35,7 @@ NAMED = [
     "-o",
     "json",
     "--show-managed-fields",
+    "-v=6",
 ]
 GET = [*K, "get", "deployment", "web-1", "-o", "json", "--show-managed-fields"]
 OWNED = [
@@ -45,6 +46,7 @@ OWNED = [
     "org.mieweb.opensource-server.container-id=42,org.mieweb.opensource-server.managed=true",
     "-o",
     "json",
+    "-v=6",
 ]
 
 
@@ -58,7 +60,7 @@ def register_cluster(fp: FakeProcess) -> None:
     dep = deployment()
     rs = replicaset(dep)
     fp.register(
-        [*LIST, "-o", "json", "--show-managed-fields"],
+        [*LIST, "-o", "json", "--show-managed-fields", "-v=6"],
         stdout=kubectl_list([dep, rs, pod(rs)]),
         occurrences=9,
     )
@@ -134,7 +136,9 @@ def test_an_empty_list_says_so_on_stderr(
     capsys: pytest.CaptureFixture[str], fp: FakeProcess
 ) -> None:
     fp.register(
-        [*LIST, "-o", "json", "--show-managed-fields"], stdout=kubectl_list([]), occurrences=2
+        [*LIST, "-o", "json", "--show-managed-fields", "-v=6"],
+        stdout=kubectl_list([]),
+        occurrences=2,
     )
     fp.register(
         [*K, "get", "namespace", "testns", "--ignore-not-found", "-o", "name"],

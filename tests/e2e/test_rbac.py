@@ -26,7 +26,7 @@ import re
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager, nullcontext, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -124,6 +124,10 @@ class Operation:
     command: str
     workload: str = "none"  # "none", "stopped" (replicas 0, no pods) or "running"
     slow_termination: bool = False  # pods linger: `wait --for=delete` has to GET and WATCH them
+    # Pods stay unready: the rollout wait has to WATCH the Deployment, whatever the load (on a
+    # busy machine the rollout used to be complete at the wait's first LIST, so the refused
+    # watch was never asked for and create succeeded without it).
+    slow_readiness: bool = False
 
     @property
     def cost(self) -> int:
@@ -135,7 +139,7 @@ class Operation:
 # after a failed rollout (>= 10 s here); the lifecycle covers the same kubectl calls otherwise.
 OPERATIONS: dict[str, Operation] = {
     "create": Operation("create"),
-    "wait": Operation("create"),  # create waits on the Deployment's watch
+    "wait": Operation("create", slow_readiness=True),  # create waits on the Deployment's watch
     "list": Operation("list"),
     "start": Operation("start", "stopped"),  # from 0 replicas, so it really scales
     "stop": Operation("stop", "running"),
@@ -327,6 +331,28 @@ def pods_linger_until_refused(sa: Identity, container_id: str) -> Iterator[None]
         remove_terminating_pods()
 
 
+@contextmanager
+def pods_stay_unready(sa: Identity) -> Iterator[None]:
+    """New Pods become ready only after a minute: a wait for the rollout cannot end at its
+    first LIST, so it goes on to WATCH the Deployment (and meets the refusal), however
+    long the machine takes to start kubectl."""
+    kubelet = sa.fake.controller.kubelet
+    saved = kubelet.ready_delay
+    kubelet.ready_delay = 60.0
+    try:
+        yield
+    finally:
+        kubelet.ready_delay = saved
+
+
+def conditions_for(sa: Identity, op: Operation, container_id: str) -> AbstractContextManager[None]:
+    if op.slow_termination:
+        return pods_linger_until_refused(sa, container_id)
+    if op.slow_readiness:
+        return pods_stay_unready(sa)
+    return nullcontext()
+
+
 def run_operation(sa: Identity, op: Operation, name: str, container_id: str) -> Result:
     pid = f"{sa.namespace}/{name}"
     if op.command == "create":
@@ -405,7 +431,7 @@ def test_minimality(sa: Identity, case: Case, proof_table: ProofTable) -> None:
     sa.apply_rbac(role_without(permission, sa.namespace))
     sa.fake.clear_requests()
     try:
-        with pods_linger_until_refused(sa, container_id) if op.slow_termination else nullcontext():
+        with conditions_for(sa, op, container_id):
             result = run_operation(sa, op, name, container_id)
     finally:
         sa.apply_rbac()

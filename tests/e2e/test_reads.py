@@ -35,6 +35,7 @@ def _named(name: str) -> list[str]:
         "-o",
         "json",
         "--show-managed-fields",
+        "-v=6",  # its bound follows its requests (pace)
     ]
 
 

@@ -477,12 +477,23 @@ class Api:
                 if pred(o)
             ]
             rv = str(self.store.rv)
+        metadata: dict[str, Any] = {"resourceVersion": rv}
+        # Pages as kubectl asks for them (``limit=500``, then ``continue``): the token is the
+        # offset of the next page, opaque to kubectl, which only sends it back.
+        limit = int(req.query.get("limit") or 0)
+        offset = int(req.query.get("continue") or 0)
+        if limit > 0 or offset:
+            end = offset + limit if limit > 0 else len(items)
+            if end < len(items):
+                metadata["continue"] = str(end)
+                metadata["remainingItemCount"] = len(items) - end
+            items = items[offset:end]
         return (
             200,
             {
                 "kind": f"{r.info.kind}List",
                 "apiVersion": r.info.group_version,
-                "metadata": {"resourceVersion": rv},
+                "metadata": metadata,
                 "items": items,
             },
             {},

@@ -73,7 +73,8 @@ EXPECTED: dict[str, type[AdapterError]] = {
     # errors.py puts "bad flag, usage" under InvalidInput; the reason says it was kubectl's.
     "apply-force-without-ssa": InvalidInput,
     "delete-cascade-bogus": InvalidInput,
-    "cani-list-json": InvalidInput,
+    # kubectl 1.32's can-i has no -o: a flag this kubectl does not know (issue 26).
+    "cani-list-json": ConfigurationError,
     # can-i "no" exits 1 with empty stderr: nothing to recognise, so it stays InternalError
     # (the adapter asks permissions through SelfSubjectAccessReview, never `auth can-i`).
     "cani-no": InternalError,
@@ -173,7 +174,8 @@ MESSAGES = {
     'side-apply" using apps/v1: .spec.replicas; .spec.template.spec.containers[name="main"].image',
     "err-apply-422-multi": 'The Deployment "web-1" is invalid: spec.replicas: Invalid value: -1: '
     "must be greater than or equal to 0; spec.template.spec.containers[0].image: Required value",
-    "cani-list-json": "Error: unknown shorthand flag: 'o' in -o",
+    "cani-list-json": "this kubectl does not know a flag the adapter passes ('o' in -o): the "
+    "adapter needs kubectl v1.21 or newer",
     "rollout-401-during": "Unauthorized while waiting: kubectl rollout status deployment/web-1 "
     "--timeout=10s",
     "cani-no": "kubectl exited with status 1",
@@ -375,7 +377,11 @@ def test_warning_before_a_real_error_is_not_the_message() -> None:
         ("Error from server: etcdserver: leader changed", Unavailable),
         ('Error from server (AlreadyExists): deployments.apps "web-1" already exists', Conflict),
         ("Error from server (Unauthorized): Unauthorized", Unauthorized),
-        ("Error: unknown flag: --server-side\nSee 'kubectl apply --help' for usage.", InvalidInput),
+        # A kubectl older than a flag the adapter passes is the node's configuration (issue 26).
+        (
+            "Error: unknown flag: --server-side\nSee 'kubectl apply --help' for usage.",
+            ConfigurationError,
+        ),
     ],
 )
 def test_other_realistic_failures(stderr: str, expected: type[AdapterError]) -> None:

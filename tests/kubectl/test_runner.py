@@ -274,7 +274,7 @@ def test_run_json_on_empty_output_is_none(fp: FakeProcess, stdout: str) -> None:
 @pytest.mark.parametrize(
     "args",
     [
-        ["get", "deployments,replicasets,pods", "-l", "x", "-o", "json"],
+        ["get", "deployments,replicasets,pods", "-l", "x", "-o", "json", "-v=6"],
         ["get", "nodes", "-o", "json"],
         ["get", "deployment", "web-1", "-o", "json"],
         ["get", "deployment", "web-1", "--ignore-not-found=false", "-o", "json"],

@@ -44,6 +44,7 @@ LIST_ARGS = [
     "-o",
     "json",
     "--show-managed-fields",
+    "-v=6",
 ]
 GET_ARGS = ["get", "deployment", "web-1", "-o", "json", "--show-managed-fields"]
 
@@ -291,7 +292,7 @@ SUITE = settings(
 @given(value=JSON)
 def test_list_on_any_json(capsys: pytest.CaptureFixture[str], value: Any) -> None:
     with FakeProcess() as fake:
-        fake.register([*LIST, "-o", "json", MF], stdout=_output(value))
+        fake.register([*LIST, "-o", "json", MF, "-v=6"], stdout=_output(value))
         fake.register(NAMESPACE, stdout="namespace/testns\n")
         code, document, err = _cli(capsys, ["-n", "testns", "list"])
     _assert_document_or_internal_error(code, document, err, Snapshot, "get deployments")
@@ -299,7 +300,7 @@ def test_list_on_any_json(capsys: pytest.CaptureFixture[str], value: Any) -> Non
 
 def _named(name: str) -> list[str]:
     """status's first read: the Deployment NAME with its ReplicaSets and Pods."""
-    return [*LIST[:-1], NAMED_SELECTOR + name, "-o", "json", MF]
+    return [*LIST[:-1], NAMED_SELECTOR + name, "-o", "json", MF, "-v=6"]
 
 
 @SUITE
@@ -356,7 +357,7 @@ def test_list_on_a_realistic_answer_with_one_subtree_replaced(
     capsys: pytest.CaptureFixture[str], path: tuple[Any, ...], value: Any
 ) -> None:
     with FakeProcess() as fake:
-        fake.register([*LIST, "-o", "json", MF], stdout=_output(_replaced(path, value)))
+        fake.register([*LIST, "-o", "json", MF, "-v=6"], stdout=_output(_replaced(path, value)))
         fake.register(NAMESPACE, stdout="namespace/testns\n")
         code, document, err = _cli(capsys, ["-n", "testns", "list"])
     _assert_document_or_internal_error(code, document, err, Snapshot, "get deployments")

@@ -181,7 +181,7 @@ def _run_list(capsys: pytest.CaptureFixture[str]) -> tuple[int, Any]:
 def test_list_of_a_missing_namespace_is_not_found(
     fp: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fp.register([*LIST, "-o", "json", "--show-managed-fields"], stdout=kubectl_list([]))
+    fp.register([*LIST, "-o", "json", "--show-managed-fields", "-v=6"], stdout=kubectl_list([]))
     fp.register(NAMESPACE, stdout="")
     code, document = _run_list(capsys)
     assert code == 3
@@ -195,7 +195,7 @@ def test_list_of_a_missing_namespace_is_not_found(
 
 @pytest.mark.usefixtures("kubectl_on_path")
 def test_list_of_an_empty_namespace_is_empty(fp: Any, capsys: pytest.CaptureFixture[str]) -> None:
-    fp.register([*LIST, "-o", "json", "--show-managed-fields"], stdout=kubectl_list([]))
+    fp.register([*LIST, "-o", "json", "--show-managed-fields", "-v=6"], stdout=kubectl_list([]))
     fp.register(NAMESPACE, stdout="namespace/nons\n")
     assert _run_list(capsys) == (0, {"items": []})
     assert len(fp.calls) == 2
@@ -205,7 +205,9 @@ def test_list_of_an_empty_namespace_is_empty(fp: Any, capsys: pytest.CaptureFixt
 def test_list_with_workloads_makes_no_namespace_call(
     fp: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fp.register([*LIST, "-o", "json", "--show-managed-fields"], stdout=kubectl_list(_objects()))
+    fp.register(
+        [*LIST, "-o", "json", "--show-managed-fields", "-v=6"], stdout=kubectl_list(_objects())
+    )
     code, document = _run_list(capsys)
     assert code == 0 and len(document["items"]) == 3
     assert len(fp.calls) == 1
@@ -216,7 +218,7 @@ def test_list_without_rbac_for_namespaces_stays_empty(
     fp: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # docs/rbac.md: without `get namespaces` an empty list cannot be told from a missing one.
-    fp.register([*LIST, "-o", "json", "--show-managed-fields"], stdout=kubectl_list([]))
+    fp.register([*LIST, "-o", "json", "--show-managed-fields", "-v=6"], stdout=kubectl_list([]))
     fp.register(NAMESPACE, stderr=NAMESPACE_FORBIDDEN, returncode=1)
     assert _run_list(capsys) == (0, {"items": []})
 
@@ -225,7 +227,7 @@ def test_list_without_rbac_for_namespaces_stays_empty(
 def test_namespace_check_failing_otherwise_is_the_typed_error(
     fp: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fp.register([*LIST, "-o", "json", "--show-managed-fields"], stdout=kubectl_list([]))
+    fp.register([*LIST, "-o", "json", "--show-managed-fields", "-v=6"], stdout=kubectl_list([]))
     fp.register(
         NAMESPACE,
         stderr="Unable to connect to the server: net/http: request canceled "

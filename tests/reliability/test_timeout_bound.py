@@ -5,8 +5,12 @@ accepts connections and never answers (each read used to hold the command for it
 own bound, --request-timeout + 5 s: 15 s at --timeout 3).
 
 ``--timeout`` counts from the command's start, so everything a command does (its reads, its
-write, its wait, the read after it) fits in N. The bound is N + 1 s: interpreter start-up,
-killing kubectl and printing the document, on a loaded 2-core machine.
+write, its wait, the read after it) fits in N. The bound is N + 1 s (killing kubectl and
+printing the document), asserted on the time the adapter controls: from its first ``-v`` log
+line, written once Python has started and parsed the command, to its exit
+(``timed_cli(own_clock=True)``). The whole run, interpreter start-up included, gets
+``STARTUP_SLACK`` more: on a loaded 2-core machine (load 20-40) starting Python alone took
+over a second, and a 3.06 s run against the 3.0 s bound failed for it.
 """
 
 from __future__ import annotations
@@ -17,13 +21,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from kubectl_adapter.contract.spec import parse_spec
+from kubectl_adapter.rules.render import render_manifest
 from tests.fakecluster import FakeCluster
 
 from .helpers import timed_cli
 
 N = 2.0
 BOUND = N + 1.0
+# What the operating system may take to start the CLI's interpreter before the adapter runs.
+STARTUP_SLACK = 4.0
 NEVER = "nginx:never-ready"
 
 
@@ -42,15 +51,21 @@ def fake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeCluster]:
 def run(
     fake: FakeCluster, tmp: Path, *args: str, stdin: str | None = None, timeout: float = N
 ) -> dict[str, Any]:
-    return timed_cli(fake, tmp / "cache", "--timeout", f"{timeout:g}", *args, stdin=stdin)
+    return timed_cli(
+        fake, tmp / "cache", "--timeout", f"{timeout:g}", *args, stdin=stdin, own_clock=True
+    )
 
 
 def create(fake: FakeCluster, tmp: Path, name: str, image: str) -> dict[str, Any]:
     return run(fake, tmp, "create", "--spec", "-", stdin=json.dumps(spec(name, image)), timeout=60)
 
 
+def within_bound(result: dict[str, Any]) -> bool:
+    return result["adapter_seconds"] <= BOUND and result["seconds"] <= BOUND + STARTUP_SLACK
+
+
 def assert_timed_out_in_bound(result: dict[str, Any]) -> None:
-    assert result["seconds"] <= BOUND, result
+    assert within_bound(result), result
     assert result["code"] == 7, result
     assert result["doc"]["error"]["type"] == "Timeout", result
 
@@ -61,12 +76,11 @@ def test_create_of_a_rollout_that_never_completes(fake: FakeCluster, tmp_path: P
 
 
 def test_start_of_a_rollout_that_never_completes(fake: FakeCluster, tmp_path: Path) -> None:
-    made = run(
-        fake, tmp_path, "create", "--spec", "-", stdin=json.dumps(spec("ns1", NEVER)), timeout=1
-    )
-    assert made["doc"]["error"]["type"] == "Timeout", made  # created, never ready
-    stopped = run(fake, tmp_path, "stop", "default/ns1", timeout=60)
-    assert stopped["code"] == 0, stopped
+    # Manager's stopped Deployment, written as the adapter renders it (a create with a short
+    # --timeout, then a stop, could time out before its apply on a loaded machine).
+    stopped = yaml.safe_load(render_manifest(parse_spec(spec("ns1", NEVER)), "default"))
+    stopped["spec"]["replicas"] = 0
+    fake.create_object(stopped)
     assert_timed_out_in_bound(run(fake, tmp_path, "start", "default/ns1"))
 
 
@@ -103,7 +117,9 @@ def test_an_api_server_that_hangs(fake: FakeCluster, tmp_path: Path) -> None:
         assert result["code"] in (7, 8), (command, result)
         assert result["doc"]["error"]["type"] in ("Timeout", "Unavailable"), (command, result)
     slow = {
-        command: round(r["seconds"], 1) for command, r in results.items() if r["seconds"] > BOUND
+        command: (round(r["adapter_seconds"], 1), round(r["seconds"], 1))
+        for command, r in results.items()
+        if not within_bound(r)
     }
     assert not slow, slow
 

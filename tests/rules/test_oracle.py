@@ -243,7 +243,15 @@ def test_status_command(
             returncode=1,
         )
     if deployment is not None:
-        owned = ["get", "replicasets,pods", "-l", deployment_selector(deployment), "-o", "json"]
+        owned = [
+            "get",
+            "replicasets,pods",
+            "-l",
+            deployment_selector(deployment),
+            "-o",
+            "json",
+            "-v=6",
+        ]
         fp.register(
             provider.runner.argv(owned, namespace=namespace),
             stdout=kubectl_list([*case["replicasets"], *case["pods"]]),
