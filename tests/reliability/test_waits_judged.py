@@ -383,3 +383,24 @@ def test_a_paused_deployment_stops_and_starts(env: tuple[Cluster, FakeCluster]) 
     started = cluster.adapter("start", f"{NS}/{name}", flags=TIMEOUT)
     assert (started.code, started.doc.get("status")) == (0, "running"), _why(started)
     assert started.seconds < 10, _why(started)
+
+
+def test_a_paused_deployment_with_a_new_template_reports_what_its_pod_runs(
+    env: tuple[Cluster, FakeCluster],
+) -> None:
+    """Paused, then its image changed by hand: status said "rollout in progress" and the new
+    image, while its Pod (and ReplicaSet) still run the old one."""
+    cluster, fake = env
+    name, _ = _running(cluster, "ptmpl", image="nginx:1.26")
+    _kubectl(fake, "rollout", "pause", f"deployment/{name}")
+    _kubectl(fake, "set", "image", f"deployment/{name}", "main=nginx:1.27")
+    status = cluster.adapter("status", f"{NS}/{name}")
+    assert status.code == 0, _why(status)
+    assert status.doc["status"] == "running", _why(status)
+    assert "rollout paused" in status.doc["message"], _why(status)
+    assert "in progress" not in status.doc["message"], _why(status)
+    assert status.doc["image"] == "nginx:1.26", _why(status)
+    listed = cluster.adapter("list")
+    (item,) = [d for d in listed.doc["items"] if d["name"] == name]
+    assert (item["image"], item["message"]) == (status.doc["image"], status.doc["message"])
+    assert "paused" in [c["what"] for c in status.doc["drift"]["changes"]], status.doc["drift"]
