@@ -48,11 +48,7 @@ def running_pod(fc: FakeCluster) -> dict[str, Any]:
 
 def pod_history(fc: FakeCluster, name: str, since_rv: int) -> list[tuple[str, dict[str, Any]]]:
     """Every watch event of one Pod after ``since_rv``: what a watching client saw."""
-    return [
-        (ev.type, ev.obj)
-        for ev in fc.store.events_after(since_rv) or []
-        if ev.resource == "pods" and ev.obj["metadata"]["name"] == name
-    ]
+    return [(t, o) for t, o in fc.history("pods", since=since_rv) if o["metadata"]["name"] == name]
 
 
 @needs_kubectl
@@ -86,7 +82,8 @@ def test_scaled_to_zero_a_pod_runs_through_its_grace_period(
     r = kubectl("wait", "--for=delete", f"pod/{pod}", "-n", "testns", "--timeout=30s")
     gone = time.monotonic() - scaled
     assert r.returncode == 0, r.stderr
-    assert 2.0 <= gone < 6.0, gone  # the whole grace period (second-precision timestamps)
+    # The whole grace period, not the 30 s default (upper bound loose: a loaded machine).
+    assert 2.0 <= gone < 15.0, gone
     # Killed when the grace ran out: exit 137, phase Failed, then deleted (kubelet >= 1.27).
     history = pod_history(fc, pod, rv)
     assert history[-1][0] == "DELETED"
@@ -110,7 +107,7 @@ def test_a_stop_delay_shorter_than_the_grace_ends_with_exit_0(cluster: FakeClust
     marked = fc.get("pods", "testns", pod)
     assert marked is not None and marked["metadata"]["deletionGracePeriodSeconds"] == 30
     fc.wait_for(lambda: fc.get("pods", "testns", pod) is None, 5)
-    assert 0.8 <= time.monotonic() - started < 3.0
+    assert 0.8 <= time.monotonic() - started < 15.0  # its stop delay, not the 30 s grace
     history = pod_history(fc, pod, rv)
     last = history[-2][1]
     assert last["status"]["phase"] == "Succeeded"
@@ -123,15 +120,19 @@ def test_a_stop_delay_shorter_than_the_grace_ends_with_exit_0(cluster: FakeClust
 def test_the_stop_delay_of_one_pod_and_of_an_env_convention(cluster: FakeCluster) -> None:
     fc = cluster
     fc.create_object(graced(grace=30, FAKE_STOP_SECONDS="1"))
-    pod = running_pod(fc)["metadata"]["name"]
-    assert fc.controller.kubelet.stop_delay(fc.get("pods", "testns", pod) or {}) == 1.0
+    live = running_pod(fc)
+    pod = live["metadata"]["name"]
+    assert fc.controller.kubelet.stop_delay(live) == 1.0
     fc.set_pod_stop_delay("testns", pod, 0)
-    started = time.monotonic()
+    assert fc.controller.kubelet.stop_delay(live) == 0.0  # the Pod's own wins
     fc.delete_object("pods", "testns", pod)
     fc.wait_for(lambda: fc.get("pods", "testns", pod) is None, 5)
-    assert time.monotonic() - started < 0.8
     with pytest.raises(ValueError):
         fc.set_stop_delay("x", -1)
+    fc.set_pod_stop_delay("testns", pod, None)
+    odd = live
+    odd["spec"]["containers"][0]["env"] = [{"name": "FAKE_STOP_SECONDS", "value": "soon"}]
+    assert fc.controller.kubelet.stop_delay(odd) == fc.controller.kubelet.termination_delay
 
 
 @needs_kubectl
@@ -151,7 +152,7 @@ def test_a_delete_with_a_shorter_grace_period_wins(cluster: FakeCluster, kubectl
     started = time.monotonic()
     r = kubectl("delete", "pod", pod, "-n", "testns", "--grace-period=1", "--timeout=20s")
     assert r.returncode == 0, r.stderr
-    assert time.monotonic() - started < 4.0
+    assert time.monotonic() - started < 15.0  # 1 s, not the 30 s first asked for
     assert fc.get("pods", "testns", pod) is None
 
     other = running_pod(fc)["metadata"]["name"]
@@ -169,4 +170,4 @@ def test_the_default_is_still_the_termination_delay(cluster: FakeCluster, kubect
     started = time.monotonic()
     r = kubectl("delete", "pod", pod, "-n", "testns", "--timeout=20s")
     assert r.returncode == 0, r.stderr
-    assert time.monotonic() - started < 3.0
+    assert time.monotonic() - started < 15.0  # termination_delay, not the 30 s grace

@@ -18,7 +18,8 @@ from .api import Api
 from .controller import Controller
 from .defaults import apply_defaults
 from .faults import FailRule, Faults, Hook, RequestLog, RequestRecord
-from .kubelet import BEHAVIOURS, Node, parse_stop_delay
+from .nodes import Node
+from .podsim import BEHAVIOURS, parse_stop_delay
 from .rbac import ADMIN, Authorizer, UserInfo, service_account_user
 from .resources import info_for_object
 from .selectors import object_filter
@@ -317,6 +318,25 @@ class FakeCluster:
             return
         self.controller.kubelet.pod_stop_delays[key] = parse_stop_delay(seconds)
 
+    def set_pod_ready(
+        self,
+        namespace: str,
+        name: str,
+        ready: bool,
+        *,
+        seconds_ago: float = 0.0,
+        probe_message: str = "HTTP probe failed with statuscode: 503",
+    ) -> dict[str, Any]:
+        """A running Pod loses its readiness (``ready=False``: a failing readiness probe) or
+        gets it back, and keeps it so (the kubelet does not undo it). The containers keep
+        running; Ready/ContainersReady turn False ContainersNotReady; the controllers react
+        (readyReplicas/availableReplicas drop, Available False, Progressing stays
+        NewReplicaSetAvailable). ``seconds_ago`` dates the transition in the past, so a rule
+        that waits 60 s for it is testable at once."""
+        return self.controller.kubelet.set_ready(
+            namespace, name, ready, seconds_ago=seconds_ago, probe_message=probe_message
+        )
+
     def evict_pod(
         self,
         namespace: str,
@@ -510,6 +530,18 @@ class FakeCluster:
     @property
     def mark_available_times(self) -> dict[str, float]:
         return dict(self.controller.available_times)
+
+    def history(
+        self, resource: str, namespace: str | None = None, *, since: int | None = None
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Every change of ``resource`` objects (oldest first) as a watch from ``since`` (a
+        resourceVersion; None: the whole watch log) would see it: (ADDED|MODIFIED|DELETED,
+        object). Shows states a poll can miss, e.g. ErrImagePull before ImagePullBackOff."""
+        return [
+            (ev.type, copy.deepcopy(ev.obj))
+            for ev in self.store.log(since)
+            if ev.resource == resource and (namespace is None or ev.namespace == namespace)
+        ]
 
     def wait_for(self, predicate: Callable[[], T], timeout: float = 10.0, message: str = "") -> T:
         """Wait (on the store's condition variable) until `predicate()` is truthy."""

@@ -14,7 +14,8 @@ from typing import Any
 
 from .defaults import default_pod
 from .events import EventRecorder
-from .kubelet import Kubelet, Node, qos_class
+from .kubelet import Kubelet
+from .nodes import Node, qos_class
 from .selectors import match_labels_selector
 from .store import Store
 from .timeutil import now_rfc3339
@@ -88,6 +89,7 @@ class Controller:
         )
         self.available_times: dict[str, float] = {}
         self._progress: dict[str, float] = {}
+        self._complete: set[str] = set()  # Deployments (uid) whose rollout is complete now
         self._template_keys: dict[tuple[str, int], str] = {}
         self._stop = False
         self._thread = threading.Thread(
@@ -653,9 +655,23 @@ class Controller:
         deadline = spec.get("progressDeadlineSeconds")
         prog = conds.get("Progressing")
         wake: float | None = None
+        if complete and uid not in self._complete:
+            self._complete.add(uid)
+            self.available_times[md["name"]] = mono
+        elif not complete:
+            self._complete.discard(uid)
+        if (
+            not reason
+            and replicas == updated
+            and prog is not None
+            and prog.get("reason") == "NewReplicaSetAvailable"
+        ):
+            # syncRolloutStatus: once the latest rollout completed, nothing but a new rollout
+            # touches Progressing (no deadline either): a Pod that loses its readiness, or a
+            # scale, leaves NewReplicaSetAvailable as it is.
+            self._progress.pop(uid, None)
+            return None
         if complete:
-            if not prog or prog.get("reason") != "NewReplicaSetAvailable":
-                self.available_times[md["name"]] = mono
             _set_cond(
                 conds,
                 "Progressing",

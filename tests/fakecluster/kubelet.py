@@ -1,206 +1,52 @@
-"""Scheduler + kubelet simulation: pod phases, container states, failure behaviours."""
+"""Scheduler + kubelet simulation: pod phases, container states, failure behaviours.
+
+Init containers (``kubelet_init``), graceful deletion (``kubelet_stop``) and readiness
+(``kubelet_readiness``) are mixins; ``podsim`` holds the per-Pod model and ``nodes`` the nodes."""
 
 from __future__ import annotations
 
 import copy
 import hashlib
-import math
-import re
 import time
-import uuid
-from dataclasses import dataclass, field
 from typing import Any
 
+from .container_errors import (
+    KNOB_CONFIG_MAP,
+    config_error,
+    invalid_image_message,
+    pull_message,
+    pull_reason,
+)
 from .events import EventRecorder
+from .kubelet_init import InitContainers
+from .kubelet_readiness import Readiness
+from .kubelet_stop import GracefulStop
+from .nodes import Node, parse_cpu, parse_mem, pod_requests, qos_class
+from .podsim import (
+    CONFIG_ERROR,
+    CONFIG_RETRY_SECONDS,
+    CRASH,
+    INVALID_IMAGE,
+    NEVER_READY,
+    NOT_CREATED,
+    OK,
+    OOM,
+    PULL_ERROR,
+    TERMINAL,
+    PodSim,
+    _cstatus,
+    _flip,
+    _image_id,
+    _min,
+    _not_ready,
+    _target_name,
+    classify_container,
+)
 from .store import Store
 from .timeutil import now_rfc3339
 
-OK, PULL_ERROR, CRASH, OOM, NEVER_READY = "ok", "pull_error", "crash", "oom", "never_ready"
-BEHAVIOURS = (OK, PULL_ERROR, CRASH, OOM, NEVER_READY)
-TERMINAL = ("Succeeded", "Failed")
-# A stop delay that outlasts any grace period: the container ignores SIGTERM and is killed
-# (exit 137) when its Pod's grace period ends.
-WHOLE_GRACE = math.inf
 
-
-def parse_cpu(q: Any) -> int:
-    """millicores"""
-    s = str(q)
-    if s.endswith("m"):
-        return int(float(s[:-1]))
-    return int(float(s) * 1000)
-
-
-_MEM_SUFFIX = {
-    "Ki": 1024,
-    "Mi": 1024**2,
-    "Gi": 1024**3,
-    "Ti": 1024**4,
-    "k": 1000,
-    "K": 1000,
-    "M": 1000**2,
-    "G": 1000**3,
-    "T": 1000**4,
-}
-
-
-def parse_mem(q: Any) -> int:
-    s = str(q)
-    m = re.fullmatch(r"([0-9.]+)([A-Za-z]*)", s)
-    if not m:
-        return 0
-    return int(float(m.group(1)) * _MEM_SUFFIX.get(m.group(2), 1))
-
-
-def _node_id(name: str, what: str) -> uuid.UUID:
-    return uuid.uuid5(uuid.NAMESPACE_URL, f"fakecluster:{what}:{name}")
-
-
-@dataclass
-class Node:
-    name: str
-    cpu: str = "4"
-    memory: str = "8Gi"
-    ip: str = "172.18.0.2"
-
-    def to_object(self) -> dict[str, Any]:
-        res = {"cpu": self.cpu, "memory": self.memory, "pods": "110", "ephemeral-storage": "100Gi"}
-        now = now_rfc3339()
-        return {
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": {
-                "name": self.name,
-                "labels": {
-                    "kubernetes.io/hostname": self.name,
-                    "kubernetes.io/os": "linux",
-                    "kubernetes.io/arch": "amd64",
-                },
-            },
-            "spec": {"podCIDR": "10.244.0.0/24"},
-            "status": {
-                "capacity": dict(res),
-                "allocatable": dict(res),
-                "conditions": [
-                    {
-                        "type": "Ready",
-                        "status": "True",
-                        "reason": "KubeletReady",
-                        "message": "kubelet is posting ready status",
-                        "lastHeartbeatTime": now,
-                        "lastTransitionTime": now,
-                    }
-                ],
-                "addresses": [
-                    {"type": "InternalIP", "address": self.ip},
-                    {"type": "Hostname", "address": self.name},
-                ],
-                "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
-                # Every field NodeSystemInfo requires (the official clients refuse a Node
-                # without them), stable per node name.
-                "nodeInfo": {
-                    "machineID": _node_id(self.name, "machine").hex,
-                    "systemUUID": str(_node_id(self.name, "system")),
-                    "bootID": str(_node_id(self.name, "boot")),
-                    "kernelVersion": "6.1.0",
-                    "osImage": "Fake Linux",
-                    "containerRuntimeVersion": "containerd://1.7.24",
-                    "kubeletVersion": "v1.32.0",
-                    "kubeProxyVersion": "v1.32.0",
-                    "operatingSystem": "linux",
-                    "architecture": "amd64",
-                },
-            },
-        }
-
-
-@dataclass
-class PodSim:
-    behaviour: str
-    stage: str = "pending"
-    due: float = 0.0
-    restarts: int = 0
-    deleting_since: float | None = None
-    # When the kubelet kills what still runs (deletion + grace, shortened by a later DELETE).
-    kill_at: float = math.inf
-    grace_seen: int | None = None
-    started_at: str = ""
-    container_ids: dict[str, str] = field(default_factory=dict)
-
-
-def _env(c: dict[str, Any]) -> dict[str, str]:
-    return {
-        str(e.get("name")): str(e.get("value", ""))
-        for e in c.get("env") or []
-        if isinstance(e, dict)
-    }
-
-
-def parse_stop_delay(value: str | float) -> float:
-    """``FAKE_STOP_SECONDS``: seconds, or ``grace`` for a container that ignores SIGTERM."""
-    if value == "grace":
-        return WHOLE_GRACE
-    seconds = float(value)
-    if seconds < 0 or math.isnan(seconds):
-        raise ValueError(f"a stop delay is >= 0 seconds or 'grace', not {value!r}")
-    return seconds
-
-
-def classify_container(c: dict[str, Any], overrides: dict[str, str]) -> str:
-    image = str(c.get("image", ""))
-    for pattern, behaviour in overrides.items():
-        if pattern in image:
-            return behaviour
-    env = _env(c)
-    cmd = " ".join(str(x) for x in (c.get("command") or []) + (c.get("args") or []))
-    if (
-        "does-not-exist" in image
-        or image.startswith("fake.invalid/")
-        or env.get("FAKE_PULL_ERROR") == "1"
-    ):
-        return PULL_ERROR
-    if "oomkill" in image or env.get("FAKE_OOM") == "1":
-        return OOM
-    limit = ((c.get("resources") or {}).get("limits") or {}).get("memory")
-    if limit is not None and parse_mem(limit) < 4 * 1024**2:
-        return OOM
-    if "crashloop" in image or "exit 1" in cmd or env.get("FAKE_CRASH") == "1":
-        return CRASH
-    if "never-ready" in image or env.get("FAKE_NEVER_READY") == "1":
-        return NEVER_READY
-    return OK
-
-
-def _requests(pod: dict[str, Any]) -> tuple[int, int]:
-    cpu = mem = 0
-    for c in pod.get("spec", {}).get("containers") or []:
-        res = c.get("resources") or {}
-        req = res.get("requests") or res.get("limits") or {}
-        if "cpu" in req:
-            cpu += parse_cpu(req["cpu"])
-        if "memory" in req:
-            mem += parse_mem(req["memory"])
-    return cpu, mem
-
-
-def qos_class(pod: dict[str, Any]) -> str:
-    containers = pod.get("spec", {}).get("containers") or []
-    any_set = False
-    guaranteed = True
-    for c in containers:
-        res = c.get("resources") or {}
-        req, lim = res.get("requests") or {}, res.get("limits") or {}
-        if req or lim:
-            any_set = True
-        for r in ("cpu", "memory"):
-            if r not in lim or (r in req and str(req[r]) != str(lim[r])):
-                guaranteed = False
-    if not any_set:
-        return "BestEffort"
-    return "Guaranteed" if guaranteed else "Burstable"
-
-
-class Kubelet:
+class Kubelet(InitContainers, GracefulStop, Readiness):
     """Advances pods through their life cycle; ``sync`` returns the next time it needs to run."""
 
     def __init__(
@@ -243,9 +89,17 @@ class Kubelet:
         return sim
 
     def _emit(
-        self, pod: dict[str, Any], etype: str, reason: str, msg: str, container: str = ""
+        self,
+        pod: dict[str, Any],
+        etype: str,
+        reason: str,
+        msg: str,
+        container: str = "",
+        *,
+        init: bool = False,
     ) -> None:
-        fp = f"spec.containers{{{container}}}" if container else ""
+        kind = "initContainers" if init else "containers"
+        fp = f"spec.{kind}{{{container}}}" if container else ""
         comp = "default-scheduler" if reason in ("Scheduled", "FailedScheduling") else "kubelet"
         host = pod["spec"].get("nodeName", "") if comp == "kubelet" else ""
         self.events.record(pod, etype, reason, msg, component=comp, host=host, field_path=fp)
@@ -257,13 +111,13 @@ class Kubelet:
         for p in self.store.raw_list("pods"):
             slot = used.get(p["spec"].get("nodeName") or "")
             if slot is not None and p["status"].get("phase") not in TERMINAL:
-                c, m = _requests(p)
+                c, m = pod_requests(p)
                 slot[0] += c
                 slot[1] += m
         return used
 
     def _schedule(self, pod: dict[str, Any], used: dict[str, list[int]]) -> None:
-        cpu, mem = _requests(pod)
+        cpu, mem = pod_requests(pod)
         short: dict[str, int] = {}
         for node in self.nodes:
             used_cpu, used_mem = used[node.name]
@@ -307,6 +161,22 @@ class Kubelet:
         new["spec"]["nodeName"] = node.name
         now = now_rfc3339()
         names = [c["name"] for c in new["spec"].get("containers") or []]
+        inits = new["spec"].get("initContainers") or []
+        initialized: dict[str, Any] = {
+            "type": "Initialized",
+            "status": "True",
+            "lastProbeTime": None,
+            "lastTransitionTime": now,
+        }
+        if inits:
+            initialized.update(
+                status="False",
+                reason="ContainersNotInitialized",
+                message="containers with incomplete status: "
+                f"[{' '.join(c['name'] for c in inits)}]",
+            )
+        # The kubelet's default state for a container not created yet.
+        waiting = {"waiting": {"reason": "PodInitializing" if inits else "ContainerCreating"}}
         new["status"] = {
             "phase": "Pending",
             "conditions": [
@@ -316,12 +186,7 @@ class Kubelet:
                     "lastProbeTime": None,
                     "lastTransitionTime": now,
                 },
-                {
-                    "type": "Initialized",
-                    "status": "True",
-                    "lastProbeTime": None,
-                    "lastTransitionTime": now,
-                },
+                initialized,
                 _not_ready("Ready", names, now),
                 _not_ready("ContainersReady", names, now),
                 {
@@ -334,17 +199,16 @@ class Kubelet:
             "hostIP": node.ip,
             "hostIPs": [{"ip": node.ip}],
             "startTime": now,
-            "containerStatuses": [
-                _cstatus(c, {"waiting": {"reason": "ContainerCreating"}})
-                for c in new["spec"]["containers"]
-            ],
+            "containerStatuses": [_cstatus(c, waiting) for c in new["spec"]["containers"]],
             "qosClass": pod["status"].get("qosClass", qos_class(pod)),
         }
+        if inits:
+            new["status"]["initContainerStatuses"] = [_cstatus(c, waiting) for c in inits]
         self.store.replace("pods", new, manager="kube-scheduler", subresource="status")
         ns, name = new["metadata"]["namespace"], new["metadata"]["name"]
         self._emit(new, "Normal", "Scheduled", f"Successfully assigned {ns}/{name} to {node.name}")
         sim = self._sim(new)
-        sim.stage = "scheduled"
+        sim.stage = "init_next" if inits else "scheduled"
         sim.due = time.monotonic() + self.ready_delay
 
     # -- main loop ---------------------------------------------------------
@@ -387,125 +251,110 @@ class Kubelet:
                 del self.sims[uid]
         return next_due
 
-    # -- graceful deletion -------------------------------------------------
-    def stop_delay(self, pod: dict[str, Any]) -> float:
-        """How long this Pod's containers take to stop after SIGTERM (the slowest decides)."""
-        md = pod["metadata"]
-        by_pod = self.pod_stop_delays.get((md["namespace"], md["name"]))
-        if by_pod is not None:
-            return by_pod
-        delays = []
-        for c in pod["spec"].get("containers") or []:
-            image = str(c.get("image", ""))
-            found = next((d for pat, d in self.stop_delays.items() if pat in image), None)
-            env = _env(c).get("FAKE_STOP_SECONDS")
-            if found is None and env is not None:
-                found = parse_stop_delay(env)
-            delays.append(self.termination_delay if found is None else found)
-        return max(delays, default=self.termination_delay)
+    # -- containers that cannot be created ------------------------------------
+    def behaviour(self, c: dict[str, Any], namespace: str) -> str:
+        """``classify_container``, plus CreateContainerConfigError from the Pod's env."""
+        b = classify_container(c, self.overrides)
+        if b == OK and config_error(c, namespace, self.store.raw) is not None:
+            return CONFIG_ERROR
+        return b
 
-    def _stop_due(self, pod: dict[str, Any], sim: PodSim, now: float) -> float:
-        """When a deleted Pod's containers have stopped: their stop delay after the kubelet
-        saw the deletion, at the latest when the grace period ends (SIGKILL)."""
-        md = pod["metadata"]
-        grace = int(md.get("deletionGracePeriodSeconds") or 0)
-        if sim.deleting_since is None:
-            sim.deleting_since = now
-        if sim.grace_seen != grace:
-            # A second DELETE may shorten the grace period: it counts from that DELETE.
-            sim.grace_seen = grace
-            sim.kill_at = min(sim.kill_at, now + grace)
-        if pod["status"].get("phase") in TERMINAL or not any(
-            "running" in (cs.get("state") or {})
-            for cs in pod["status"].get("containerStatuses") or []
-        ):
-            delay = self.termination_delay  # nothing runs: only the sandbox to tear down
+    def _config_message(self, c: dict[str, Any], namespace: str) -> str | None:
+        if classify_container(c, self.overrides) == CONFIG_ERROR:  # the knob
+            return f'configmap "{KNOB_CONFIG_MAP}" not found'
+        return config_error(c, namespace, self.store.raw)
+
+    def _not_created(
+        self, pod: dict[str, Any], sim: PodSim, c: dict[str, Any], behaviour: str, *, init: bool
+    ) -> tuple[str, float]:
+        """The kubelet cannot create ``c``: its waiting reason, message and events, as the
+        kubelet gives them. Returns the next stage and when it is due."""
+        name, image = c["name"], str(c.get("image", ""))
+        now_m, prefix = time.monotonic(), "init_" if init else ""
+        sim.target = name
+        if behaviour == PULL_ERROR:
+            self._emit(pod, "Normal", "Pulling", f'Pulling image "{image}"', name, init=init)
+            self._emit(pod, "Warning", "Failed", pull_message(image), name, init=init)
+            self._emit(pod, "Warning", "Failed", "Error: ErrImagePull", name, init=init)
+            waiting = {"reason": "ErrImagePull", "message": pull_reason(image)}
+            stage, due = "errimagepull", now_m + self.ready_delay * 0.5
+        elif behaviour == INVALID_IMAGE:
+            msg = invalid_image_message(image) or f'couldn\'t parse image name "{image}"'
+            self._emit(pod, "Warning", "InspectFailed", msg, name, init=init)
+            self._emit(pod, "Warning", "Failed", "Error: InvalidImageName", name, init=init)
+            waiting = {"reason": "InvalidImageName", "message": msg}
+            stage, due = "stuck", 0.0
         else:
-            delay = self.stop_delay(pod)
-        return min(sim.deleting_since + delay, sim.kill_at)
+            msg = self._config_message(c, pod["metadata"]["namespace"]) or ""
+            self._emit(
+                pod,
+                "Normal",
+                "Pulled",
+                f'Container image "{image}" already present on machine',
+                name,
+                init=init,
+            )
+            self._emit(pod, "Warning", "Failed", f"Error: {msg}", name, init=init)
+            waiting = {"reason": "CreateContainerConfigError", "message": msg}
+            # The kubelet tries again on every pod sync: a ConfigMap or Secret created
+            # meanwhile lets the container start.
+            stage, due = "configerror", now_m + CONFIG_RETRY_SECONDS
+        if init:
+            self._set_init(pod, sim, {"waiting": waiting})
+        else:
+            self._set_states(pod, sim, {name: {"waiting": waiting}})
+        return prefix + stage, due
 
-    def _terminate(self, pod: dict[str, Any], sim: PodSim, *, killed: bool) -> None:
-        """The containers have stopped: like the kubelet since 1.27, give the Pod its terminal
-        phase (Succeeded when every container exited 0, else Failed), then delete it."""
-        md = pod["metadata"]
-        ns, name = md["namespace"], md["name"]
-        if pod["status"].get("phase") not in TERMINAL and pod["spec"].get("nodeName"):
-            new = copy.deepcopy(pod)
-            st = new["status"]
-            now = now_rfc3339()
-            failed = False
-            for cs in st.get("containerStatuses") or []:
-                state = cs.get("state") or {}
-                if "terminated" in state:
-                    failed = failed or state["terminated"].get("exitCode") != 0
-                    continue
-                running = state.get("running")
-                if running is None:
-                    # Never started: the kubelet reports it as it does a container it removed
-                    # before it ran.
-                    cs["state"] = {
-                        "terminated": {
-                            "exitCode": 137,
-                            "reason": "ContainerStatusUnknown",
-                            "message": "The container could not be located when the pod was "
-                            "terminated",
-                        }
-                    }
-                    failed = True
-                else:
-                    code = 137 if killed else 0
-                    failed = failed or bool(code)
-                    cs["state"] = {
-                        "terminated": {
-                            "exitCode": code,
-                            "reason": "Error" if code else "Completed",
-                            "startedAt": running.get("startedAt"),
-                            "finishedAt": now,
-                            "containerID": cs.get("containerID", ""),
-                        }
-                    }
-                cs["ready"], cs["started"] = False, False
-            st["phase"] = "Failed" if failed else "Succeeded"
-            why = "PodFailed" if failed else "PodCompleted"
-            conds = []
-            for c in st.get("conditions") or []:
-                c = dict(c)
-                if c["type"] == "PodReadyToStartContainers":
-                    c = _flip(c, False, now)
-                elif c["type"] in ("Ready", "ContainersReady"):
-                    c = _flip(c, False, now)
-                    c["reason"] = why
-                    c.pop("message", None)
-                conds.append(c)
-            st["conditions"] = conds
-            self.store.replace("pods", new, manager="kubelet", subresource="status")
-        self.store.remove("pods", ns, name)
+    def _started_events(self, pod: dict[str, Any], c: dict[str, Any], *, init: bool) -> None:
+        name, image = c["name"], c.get("image", "")
+        self._emit(
+            pod,
+            "Normal",
+            "Pulled",
+            f'Container image "{image}" already present on machine',
+            name,
+            init=init,
+        )
+        self._emit(pod, "Normal", "Created", f"Created container: {name}", name, init=init)
+        self._emit(pod, "Normal", "Started", f"Started container {name}", name, init=init)
 
+    # -- init containers ---------------------------------------------------
+    # -- app containers ----------------------------------------------------
     def _advance(self, pod: dict[str, Any], sim: PodSim) -> None:
+        if sim.stage.startswith("init_"):
+            self._advance_init(pod, sim)
+            return
         containers = pod["spec"].get("containers") or []
+        ns = pod["metadata"]["namespace"]
         delay = self.ready_delay * 0.5
         now_m = time.monotonic()
-        bad = [c for c in containers if classify_container(c, self.overrides) != OK]
-        target = bad[0] if bad else (containers[0] if containers else {})
+        bad = [(c, b) for c in containers if (b := self.behaviour(c, ns)) != OK]
+        target, behaviour = bad[0] if bad else ((containers[0] if containers else {}), OK)
+        if sim.stage == "configerror":
+            target = next((c for c in containers if c["name"] == sim.target), target)
         tname, image = target.get("name", ""), target.get("image", "")
         if sim.stage == "scheduled":
-            if sim.behaviour == PULL_ERROR:
-                self._emit(pod, "Normal", "Pulling", f'Pulling image "{image}"', tname)
-                self._emit(pod, "Warning", "Failed", _pull_message(image), tname)
-                self._emit(pod, "Warning", "Failed", "Error: ErrImagePull", tname)
-                self._set_states(
-                    pod,
-                    sim,
-                    {
-                        tname: {
-                            "waiting": {"reason": "ErrImagePull", "message": _pull_reason(image)}
-                        }
-                    },
-                )
-                sim.stage, sim.due = "errimagepull", now_m + delay
+            sim.behaviour = behaviour
+            if behaviour in NOT_CREATED:
+                sim.stage, sim.due = self._not_created(pod, sim, target, behaviour, init=False)
                 self._start_ok(pod, sim, exclude=tname, emit_only=True)
                 return
             self._start_ok(pod, sim)
+            if sim.behaviour in (CRASH, OOM):
+                sim.stage, sim.due = "running_then_crash", now_m + delay
+            else:
+                sim.stage, sim.due = "running", 0.0
+            return
+        if sim.stage == "configerror":
+            msg = self._config_message(target, ns)
+            if msg is not None:
+                self._emit(pod, "Warning", "Failed", f"Error: {msg}", tname)
+                sim.due = now_m + CONFIG_RETRY_SECONDS
+                return
+            self._started_events(pod, target, init=False)
+            sim.started_at = now_rfc3339()
+            self._set_states(pod, sim, {tname: {"running": {"startedAt": sim.started_at}}})
+            sim.behaviour = classify_container(target, self.overrides)
             if sim.behaviour in (CRASH, OOM):
                 sim.stage, sim.due = "running_then_crash", now_m + delay
             else:
@@ -654,7 +503,7 @@ class Kubelet:
                 and behaviour not in (NEVER_READY,)
                 and (ready_override is not False or behaviour == OK)
             )
-            if behaviour in (CRASH, OOM):
+            if behaviour in (CRASH, OOM) or sim.unready:
                 cs["ready"] = False
             statuses[n] = cs
         st["containerStatuses"] = [statuses[c["name"]] for c in new["spec"].get("containers") or []]
@@ -685,65 +534,3 @@ class Kubelet:
             conds.append(c)
         st["conditions"] = conds
         self.store.replace("pods", new, manager="kubelet", subresource="status")
-
-
-def _target_name(pod: dict[str, Any], overrides: dict[str, str]) -> str:
-    containers = pod["spec"].get("containers") or []
-    bad = [c for c in containers if classify_container(c, overrides) != OK]
-    return (bad[0] if bad else containers[0] if containers else {}).get("name", "")
-
-
-def _flip(c: dict[str, Any], on: bool, now: str) -> dict[str, Any]:
-    want = "True" if on else "False"
-    if c.get("status") != want:
-        c["status"] = want
-        c["lastTransitionTime"] = now
-    return c
-
-
-def _not_ready(kind: str, names: list[str], now: str) -> dict[str, Any]:
-    return {
-        "type": kind,
-        "status": "False",
-        "lastProbeTime": None,
-        "lastTransitionTime": now,
-        "reason": "ContainersNotReady",
-        "message": f"containers with unready status: [{' '.join(names)}]",
-    }
-
-
-def _cstatus(c: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "name": c["name"],
-        "state": state,
-        "lastState": {},
-        "ready": False,
-        "restartCount": 0,
-        "image": c.get("image", ""),
-        "imageID": "",
-        "started": False,
-    }
-
-
-def _image_id(image: str) -> str:
-    repo = image.split("@")[0].rsplit(":", 1)[0] if ":" in image.rsplit("/", 1)[-1] else image
-    if "/" not in repo:
-        repo = f"docker.io/library/{repo}"
-    return f"{repo}@sha256:{hashlib.sha256(image.encode()).hexdigest()}"
-
-
-def _pull_reason(image: str) -> str:
-    return (
-        f'failed to pull and unpack image "{image}": failed to resolve reference "{image}": '
-        f"{image}: not found"
-    )
-
-
-def _pull_message(image: str) -> str:
-    return (
-        f'Failed to pull image "{image}": rpc error: code = NotFound desc = {_pull_reason(image)}'
-    )
-
-
-def _min(a: float | None, b: float) -> float:
-    return b if a is None else min(a, b)

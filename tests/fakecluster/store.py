@@ -218,6 +218,11 @@ class Store:
             i = bisect.bisect_right(self._log_rvs, rv)
             return self._log[i:]
 
+    def log(self, since: int | None = None) -> list[WatchEvent]:
+        """The watch log after resourceVersion ``since`` (None: all it still holds)."""
+        with self.lock:
+            return list(self._log if since is None else self.events_after(since) or [])
+
     def close(self) -> None:
         with self.lock:
             self.closed = True
