@@ -42,9 +42,9 @@ def _running_template(deployment: Document, owned: Owned) -> Document:
     paused Deployment's changed template gets no ReplicaSet until it is resumed, so its
     Pods run its newest ReplicaSet's (the image, CPU and memory they really have)."""
     newest = owned.newest
-    if (deployment.get("spec") or {}).get("paused") and newest is not None:
-        if (newest.get("spec") or {}).get("template"):
-            return newest
+    paused = (deployment.get("spec") or {}).get("paused")
+    if paused and newest is not None and (newest.get("spec") or {}).get("template"):
+        return newest
     return deployment
 
 

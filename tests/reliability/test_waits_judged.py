@@ -8,6 +8,7 @@ fake's store and request hooks say when things happened.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import threading
 import time
@@ -88,6 +89,20 @@ class FirstSeen:
 
 
 # -- 1. stop ends when no Pod of the workload is left ----------------------------------------
+
+
+def test_a_succeeded_pod_does_not_hold_stop(env: tuple[Cluster, FakeCluster]) -> None:
+    """A Pod that ended on its own (Succeeded), which nothing deletes, has no container left
+    to stop: it does not hold stop (a Pod being deleted does, until it is gone)."""
+    cluster, fake = env
+    name, _ = _running(cluster, "succeeded")
+    (live,) = _pods(fake, name)
+    fake.evict_pod(NS, live["metadata"]["name"], phase="Succeeded", reason="Completed", message="")
+    fake.wait_for(lambda: len(_pods(fake, name)) == 2, timeout=10)  # its replacement
+    result = cluster.adapter("stop", f"{NS}/{name}", flags=TIMEOUT)
+    assert (result.code, result.doc.get("status")) == (0, "offline"), _why(result)
+    assert result.seconds < 12, _why(result)
+    assert fake.get("pods", NS, live["metadata"]["name"]) is not None  # nothing deletes it
 
 
 def test_stop_waits_for_a_pod_slow_to_go(env: tuple[Cluster, FakeCluster]) -> None:
@@ -223,6 +238,8 @@ FAILING = {
     "crash": ("crash", ("Error", "CrashLoopBackOff")),
     "oom": ("oom", ("OOMKilled", "CrashLoopBackOff")),
     "pull": ("pull_error", ("ErrImagePull", "ImagePullBackOff")),
+    "invalid": ("invalid_image", ("InvalidImageName",)),
+    "config": ("config_error", ("CreateContainerConfigError",)),
 }
 
 
@@ -255,6 +272,64 @@ def test_create_of_a_pod_that_cannot_start_fails_within_two_seconds(
     )
     assert (result.code, result.error_type) == (10, "RolloutFailed"), _why(result)
     assert any(r in result.doc["error"]["message"] for r in reasons), _why(result)
+    assert answered - seen.when() < FAILURE_SEEN, _why(result)
+
+
+INIT_FAILING = {
+    "exit": ("crash", ("Error", "CrashLoopBackOff")),
+    "pull": ("pull_error", ("ErrImagePull", "ImagePullBackOff")),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(INIT_FAILING))
+def test_start_of_a_pod_whose_init_container_fails_fails_within_two_seconds(
+    env: tuple[Cluster, FakeCluster], kind: str
+) -> None:
+    """An init container added by hand (Manager's spec has none) that cannot run: the Pod
+    stays Pending in ``Init:…``, which the Deployment's status never shows."""
+    cluster, fake = env
+    behaviour, reasons = INIT_FAILING[kind]
+    name, _ = _running(cluster, f"init-{kind}")
+    assert cluster.adapter("stop", f"{NS}/{name}").code == 0
+    image = f"busybox:init-{kind}"
+    fake.set_image_behaviour(image, behaviour)
+    init = {"spec": {"template": {"spec": {"initContainers": [{"name": "setup", "image": image}]}}}}
+    _kubectl(fake, "patch", "deployment", name, "--type=strategic", "-p", json.dumps(init))
+    seen = FirstSeen(
+        fake, lambda: any(_failing_reason(p, reasons) for p in _pods(fake, name)), within=30
+    )
+    result, answered = _timed(lambda: cluster.adapter("start", f"{NS}/{name}", flags=TIMEOUT))
+    assert (result.code, result.error_type) == (10, "RolloutFailed"), _why(result)
+    assert "init container setup" in result.doc["error"]["message"], _why(result)
+    assert answered - seen.when() < FAILURE_SEEN, _why(result)
+
+
+def test_a_rollout_past_its_progress_deadline_fails_as_the_deployment_says_so(
+    env: tuple[Cluster, FakeCluster],
+) -> None:
+    """A Pod that never becomes ready is no failure of its own; the Deployment's progress
+    deadline (2 s here, set by hand with a new template) is, the moment its condition says
+    so."""
+    cluster, fake = env
+    name, _ = _running(cluster, "deadline")
+    # A new template (a rollout: only a rollout has a progress deadline) that never gets
+    # ready; start waits for the rollout the Deployment is in.
+    fake.set_image_behaviour("nginx:deadline", "never_ready")
+    _kubectl(fake, "patch", "deployment", name, "--type=merge",
+             "-p", '{"spec":{"progressDeadlineSeconds":2}}')  # fmt: skip
+    _kubectl(fake, "set", "image", f"deployment/{name}", "main=nginx:deadline")
+
+    def exceeded() -> bool:
+        found = fake.get("deployments", NS, name) or {}
+        return any(
+            c.get("reason") == "ProgressDeadlineExceeded"
+            for c in (found.get("status") or {}).get("conditions") or []
+        )
+
+    seen = FirstSeen(fake, exceeded, within=30)
+    result, answered = _timed(lambda: cluster.adapter("start", f"{NS}/{name}", flags=TIMEOUT))
+    assert (result.code, result.error_type) == (10, "RolloutFailed"), _why(result)
+    assert "progress deadline" in result.doc["error"]["message"], _why(result)
     assert answered - seen.when() < FAILURE_SEEN, _why(result)
 
 
