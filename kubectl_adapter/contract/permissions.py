@@ -44,7 +44,9 @@ NAMESPACED_NEEDS: tuple[Need, ...] = (
     ),
     Need("delete", "apps", "deployments", "", ("delete",)),
     Need("list", "apps", "replicasets", "", ("status", "list", "network", "rollout undo")),
-    Need("list", "", "pods", "", ("status", "list", "network")),
+    Need("list", "", "pods", "", ("status", "list", "network", "wait")),
+    # Every wait watches the workload's Pods beside the Deployment (issue 24).
+    Need("watch", "", "pods", "", ("wait", "stop (wait)")),
     # Best effort: without it failures still fail, but their messages lose the events.
     Need("list", "", "events", "", ("failure diagnostics",)),
     # check reads it; kubectl's `get --ignore-not-found` also GETs it after a 404.

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import Cluster, Result, spec
+from tests.e2e.conftest import Cluster, Result, spec, unique
 from tests.fakecluster import FakeCluster
 
 NS = "testns"
@@ -148,7 +148,7 @@ def test_the_logged_stop_wait_ends_where_stop_ended(env: tuple[Cluster, FakeClus
 def _prepared(cluster: Cluster, fake: FakeCluster, operation: str) -> tuple[str, list[str], Any]:
     """A workload whose ``operation`` will wait (its Pod never gets ready, or is slow to go):
     (name, the CLI arguments, what the operation's stdin is)."""
-    image = f"nginx:del-{operation}"
+    image = f"nginx:{unique(f'del-{operation}')}"  # its own: the knobs outlive a test
     if operation == "create":
         name, cid = cluster.workload("del-create")
         fake.set_image_behaviour(image, "never_ready")
@@ -161,8 +161,8 @@ def _prepared(cluster: Cluster, fake: FakeCluster, operation: str) -> tuple[str,
         assert cluster.adapter("stop", f"{NS}/{name}").code == 0
         fake.set_image_behaviour(image, "never_ready")
         return name, ["start", f"{NS}/{name}"], None
-    fake.set_image_behaviour("nginx:never-ready-new", "never_ready")
-    changed = spec(name, cid, image="nginx:never-ready-new")
+    fake.set_image_behaviour(f"{image}-new", "never_ready")
+    changed = spec(name, cid, image=f"{image}-new")
     return name, ["reconfigure", f"{NS}/{name}", "--spec", "-"], changed
 
 
