@@ -1643,3 +1643,19 @@ def test_reconfigure_without_foreign_fields_makes_no_patch(fp: FakeProcess, cloc
     assert calls(fp) == [GET, APPLY_JSON, WATCH, WATCH_PODS]
     assert isinstance(snapshot, Snapshot)
     assert [(c.what, c.by) for c in snapshot.drift.restored] == [("image", ["kubectl-edit"])]
+
+
+def test_a_wait_whose_api_server_stays_unreachable_is_unavailable_after_ten_seconds(
+    fp: FakeProcess, clock: Clock
+) -> None:
+    """Watches started again while the API server refuses connections: after 0.5, 1, 2 s…
+    between attempts; once it has been unreachable for 10 s in a row (not --timeout's 300),
+    Unavailable."""
+    fp.register(PATCH_1, stdout=STARTING)
+    for _ in range(8):  # at 0, 0.5, 1.5, 3.5, 5.5, 7.5, 9.5 and 11.5 s
+        fp.register(WATCH, stderr=CONN_REFUSED, returncode=1)
+        fp.register(WATCH_PODS, stderr=LISTED["pods"])
+    with pytest.raises(errors.Unavailable, match="refused"):
+        make_provider(timeout=300).start("testns/web-1")
+    assert clock() - 1000.0 == 11.5
+    assert len(fp.calls) == 1 + 2 * 8
