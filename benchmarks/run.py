@@ -122,7 +122,7 @@ def count_calls(work: Path) -> list[tuple[str, int, str]]:
             rows.append((label, len(calls), f"{target} — {verbs}"))
 
         op("list (no workloads)", ["list"], None, "<= 2")
-        op("create", ["create", "--spec", "-"], SPEC, "<= 3")
+        op("create", ["create", "--spec", "-"], SPEC, "<= 4")
         op("status", ["status", pid], None, "<= 1")
         op("network", ["network", pid], None, "<= 1")
         op("list (1 workload)", ["list"], None, "<= 2")
@@ -132,11 +132,11 @@ def count_calls(work: Path) -> list[tuple[str, int, str]]:
                 json.dumps(SPEC | {"hostname": f"web-{i}", "containerId": str(100 + i)}),
             )
         op("list (50 workloads)", ["list"], None, "<= 2")
-        op("stop", ["stop", pid], None, "<= 2")
+        op("stop", ["stop", pid], None, "<= 3")
         op("reconfigure (stopped)", ["reconfigure", pid, "--spec", "-"], changed, "<= 2")
-        op("start (stopped)", ["start", pid], None, "<= 2")
+        op("start (stopped)", ["start", pid], None, "<= 3")
         op("start (already running)", ["start", pid], None, "<= 1")
-        op("reconfigure (running)", ["reconfigure", pid, "--spec", "-"], SPEC, "<= 3")
+        op("reconfigure (running)", ["reconfigure", pid, "--spec", "-"], SPEC, "<= 4")
         op("reconfigure (no change)", ["reconfigure", pid, "--spec", "-"], SPEC, "<= 2")
         op("delete", ["delete", pid], None, "<= 2")
         op("delete (already missing)", ["delete", pid], None, "<= 1")
@@ -502,18 +502,25 @@ _NOTES = """
   jinja2's (`python -X importtime`, 2026-12-01); it imports no pydantic
   (`tests/cli/test_startup.py` enforces that). The spec is validated by plain functions for
   this reason.
-- Waits end on kubectl's watch of the Deployment (`get deployments --watch -o json`), judged
-  event by event, not on a poll: latency is the watch event plus killing kubectl and the
-  CLI's own exit.
+- Waits end on kubectl's watches of the Deployment and of its Pods (`get deployments
+  --watch -o json` and `get pods -l … --watch -o json`, at once), judged event by event, not on
+  a poll: latency is the watch event plus killing kubectl and the CLI's own exit. How soon
+  each wait answers once the API server shows its end state or its failure, and its kubectl
+  processes: `benchmarks/waits.py` (issue 24; figures in the section below).
 - Targets for kubectl calls (issue 17): list 1, status 1, create 2, start 2, stop 2,
-  reconfigure 2, delete 1. Met: list, status and network (1), start (2; 1 when already
-  running), stop (2; 1 when already stopped), reconfigure of a stopped workload or with no
-  change (2), delete of a missing one (1). No operation reads after its wait: the snapshot is
-  the Deployment the wait's watch delivered last, or what the write printed when that
+  reconfigure 2, delete 1. Met: list, status and network (1), start when already running (1),
+  stop when already stopped (1), reconfigure of a stopped workload or with no change (2),
+  delete of a missing one (1). Every wait is two watches at once since issue 24 (create 4,
+  start 3, stop 3, a reconfigure that rolls out 4): the Pods' watch is what sees a Pod still
+  running through its grace period after its ReplicaSet stopped counting it (stop answered
+  `offline` while it ran) and a Pod that cannot start as soon as the API server shows it; it
+  replaced the 10 s slices, each of which cost one more watch and one more read. No
+  operation reads after its wait: the snapshot is the Deployment the wait's watch delivered
+  last, or what the write printed when that
   already shows it done (so create, start and reconfigure answer with no Pod IP; `status`,
   `network` and `list` give it). One over, and why (docs/architecture.md, Cost): create's
-  read before its apply is the ownership check a server-side apply cannot make (3); a
-  reconfigure that rolls out reads the uid and resourceVersion its apply is pinned to (3);
+  read before its apply is the ownership check a server-side apply cannot make; a
+  reconfigure that rolls out reads the uid and resourceVersion its apply is pinned to;
   delete's read is the uid that tells a re-created Deployment (Conflict) from a false 404
   (Unavailable). status and network are 1 (one `get deployments,replicasets,pods` selecting
   on the name label) for every Deployment Manager applied since that label; one applied
@@ -539,7 +546,9 @@ _NOTES = """
   used": the stub fails at once, and the command imports what it needs to take that answer,
   the error path included (the error table, redaction); `create` and `reconfigure` include
   jinja2 (~15 ms), imported while their first read runs.
-- Waits longer than one 10 s slice add one watch and one read per extra slice. A
+- A wait's watches broken by the API server (closed, `410 Expired`, a reset, a restart) cost
+  two processes more each time they are started again; a Pod that fails costs one read (is
+  it the newest ReplicaSet's?), which also gives the failure's diagnostics. A
   `reconfigure` whose precondition is refused because only the resourceVersion moved (a
   status update or a scale between its read and its apply) adds one read and one apply.
 - Reproduce: `./dev bench` (full) or `.venv/bin/python benchmarks/run.py --quick`.

@@ -60,7 +60,9 @@ NAMESPACED_NEEDS: tuple[Need, ...] = (
         "",
         ("status", "describe", "list", "network", "rollout undo"),
     ),
-    Need("list", "", "pods", "", ("status", "describe", "list", "network")),
+    Need("list", "", "pods", "", ("status", "describe", "list", "network", "wait")),
+    # Every wait watches the workload's Pods beside the Deployment (issue 24).
+    Need("watch", "", "pods", "", ("wait", "stop (wait)")),
     # Best effort: without it failures still fail, but their messages lose the events (and
     # describe says it could not read them).
     Need("list", "", "events", "", ("failure diagnostics", "describe")),

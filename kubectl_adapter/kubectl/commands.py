@@ -8,6 +8,7 @@ connection flags.
 from __future__ import annotations
 
 import json
+import re
 
 from ..contract.naming import (
     FIELD_MANAGER,
@@ -85,19 +86,17 @@ def rollout_status(name: str, seconds: float) -> list[str]:
     return ["rollout", "status", f"deployment/{name}", *wait_timeout_args(seconds)]
 
 
+# The Pods stop waits for: not an evicted (Failed) or Succeeded one, which nothing deletes
+# and whose containers have all ended.
+LIVE_PODS = "--field-selector=status.phase!=Failed,status.phase!=Succeeded"
+
+
 def pods_gone(selector: str, seconds: float) -> list[str]:
-    """Stop's wait as an operator pastes it: until the Pods are gone. An evicted (Failed) or
-    Succeeded Pod, which nothing deletes, is not waited for (the adapter watches the
-    Deployment's ``status.replicas``, which counts neither them nor a terminating Pod)."""
-    return [
-        "wait",
-        "--for=delete",
-        "pod",
-        "-l",
-        selector,
-        "--field-selector=status.phase!=Failed,status.phase!=Succeeded",
-        *wait_timeout_args(seconds),
-    ]
+    """Stop's wait as an operator pastes it: until no Pod of the workload is left (the
+    adapter watches the same Pods, ``watch_pods``, and ends at the same state; one being
+    deleted that reached Succeeded or Failed already, its containers all ended, it waits
+    for too, until it is gone)."""
+    return ["wait", "--for=delete", "pod", "-l", selector, LIVE_PODS, *wait_timeout_args(seconds)]
 
 
 def delete_deployment(name: str, timeout: float) -> list[str]:
@@ -162,8 +161,14 @@ def patch_replicas(name: str, replicas: int, owner: dict[str, str]) -> list[str]
     ]
 
 
+# -v=6 makes kubectl log each response: the watch request's (after its list was printed)
+# says the list is complete, so an empty one is seen (kubectl prints nothing for it).
+WATCH_LOG = "-v=6"
+_WATCH_STARTED = re.compile(r"round_trippers\.go:\d+\] GET \S*[?&]watch=true\S* 200 OK")
+
+
 def watch_deployment(name: str, owner: dict[str, str]) -> list[str]:
-    """One wait slice: the Deployment's every change, as kubectl's watch prints it."""
+    """A wait's watch of the Deployment: every change, as kubectl's watch prints it."""
     return [
         "get",
         "deployments",
@@ -176,7 +181,23 @@ def watch_deployment(name: str, owner: dict[str, str]) -> list[str]:
         "json",
         "--output-watch-events",
         SHOW_MANAGED_FIELDS,  # the last state it shows is stop's snapshot, drift included
+        WATCH_LOG,
     ]
+
+
+def watch_pods(selector: str) -> list[str]:
+    """A wait's watch of the workload's Pods (by the Deployment's selector, which every Pod
+    of it carries, of any revision), beside the Deployment's: kubectl watches one kind per
+    process. Every phase: a Pod being deleted turns Succeeded or Failed when its containers
+    have stopped, and is gone only a moment later; stop waits until it is gone."""
+    return ["get", "pods", "-l", selector, "--watch", "-o", "json", "--output-watch-events",
+            WATCH_LOG]  # fmt: skip
+
+
+def watch_listed(stderr_line: str) -> bool:
+    """kubectl's ``-v=6`` line for a watch request answered: everything its list found has
+    been printed before it."""
+    return bool(_WATCH_STARTED.search(stderr_line))
 
 
 def delete_owned(name: str, owner: dict[str, str], timeout: float) -> list[str]:

@@ -15,12 +15,12 @@ import subprocess
 import threading
 from collections.abc import Callable
 from time import monotonic
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from ..contract.errors import ConfigurationError, InternalError
 from .interrupts import deferred
 from .pace import Pace
-from .pipes import KILL_DRAIN_SECONDS, collect, exit_fd, kill_group, read_buffered
+from .pipes import KILL_DRAIN_SECONDS, collect, exit_fd, kill_group
 
 # A waiting kubectl whose watch is refused (401/403) this many times is stopped: it would
 # retry until its --timeout (the whole wait slice) and then time out for nothing.
@@ -147,72 +147,6 @@ def drain(source: IO[bytes] | None, sink: list[bytes]) -> None:
             sink.append(chunk)
 
 
-def feed_documents(
-    proc: subprocess.Popen[Any],
-    on_object: Callable[[Any], bool],
-    deadline: float,
-    exited: int | None = None,
-) -> bool | None:
-    """Read kubectl's stdout until ``deadline``: each document kubectl prints goes to
-    ``on_object``. True/False: the watch is over
-    (``on_object`` said so / the time passed); None: kubectl exited first. ``exited``:
-    ``exit_fd(proc)``, so that kubectl's exit ends the read even while a child it left
-    behind holds stdout open."""
-    assert proc.stdout is not None
-    try:
-        fd: int | None = proc.stdout.fileno()
-    except (OSError, ValueError, AttributeError):
-        fd = None  # not a pipe (a test's stand-in for kubectl): read it as it comes
-    pending = b""
-    lines: list[bytes] = []
-    gone = False  # kubectl exited and what it left in the pipe was read: the end
-    while True:
-        left = deadline - monotonic()
-        if left <= 0:
-            return False
-        if gone:
-            chunk = b""
-        elif fd is not None:
-            watched = [fd] if exited is None else [fd, exited]
-            ready, _, _ = select.select(watched, [], [], left)
-            if not ready:
-                return False
-            if fd in ready:
-                chunk = os.read(fd, 1 << 16)
-            else:  # kubectl exited: all it wrote is in the pipe now
-                rest: list[bytes] = []
-                read_buffered(fd, rest)
-                chunk, gone = b"".join(rest), True
-        else:
-            chunk = proc.stdout.readline()
-            if isinstance(chunk, str):
-                chunk = chunk.encode()
-        if not chunk:
-            if pending:
-                chunk, pending = pending + b"\n", b""
-            else:
-                return None
-        pending += chunk
-        *complete, pending = pending.split(b"\n")
-        for line in complete:
-            lines.append(line)
-            end = line.rstrip()
-            # A document ends on a bare "}" (indented output) or is one line (watch events).
-            if end != b"}" and not (len(lines) == 1 and end.endswith(b"}")):
-                continue
-            try:
-                document = json.loads(b"\n".join(lines))
-            except (json.JSONDecodeError, RecursionError, UnicodeDecodeError) as exc:
-                if end != b"}":
-                    continue  # one line of a longer document
-                raise InternalError(
-                    f"kubectl printed a watch event that is not JSON: {exc}", {}
-                ) from None
-            lines = []
-            if on_object(document):
-                return True
-
-
 def text(output: bytes | str | None) -> str:
     if not output:
         return ""
@@ -272,40 +206,6 @@ def execute(
             _close(proc)
 
 
-def watch_documents(
-    argv: list[str], on_object: Callable[[Any], bool], seconds: float
-) -> tuple[bool | None, int | None, str]:
-    """Run a watching kubectl for at most ``seconds``, its documents fed to ``on_object``.
-
-    ``(True|False, None, stderr)``: ``on_object`` ended the watch / the time passed (kubectl
-    killed); ``(None, exit status, stderr)``: kubectl exited first."""
-    proc: subprocess.Popen[Any] | None = None
-    err: list[bytes] = []
-    try:
-        with deferred():
-            proc = spawn(argv, False, False)
-        drainer = threading.Thread(target=drain, args=(proc.stderr, err), daemon=True)
-        drainer.start()
-        exited = exit_fd(proc)
-        try:
-            ended = feed_documents(proc, on_object, monotonic() + seconds, exited)
-        finally:
-            if exited is not None:
-                os.close(exited)
-        if ended is not None:
-            return ended, None, text(b"".join(err))
-        returncode = proc.wait()
-        kill_group(proc)  # what it left behind, whose copy of stderr keeps the drainer on
-        drainer.join(timeout=KILL_DRAIN_SECONDS)
-        return None, returncode, text(b"".join(err))
-    finally:
-        if proc is not None:
-            kill_group(proc)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=KILL_DRAIN_SECONDS)  # reaped: no zombie left behind
-            _close(proc)
-
-
 def _close(proc: subprocess.Popen[Any]) -> None:
     for pipe in (proc.stdin, proc.stdout, proc.stderr):
         if pipe is not None:
@@ -330,3 +230,217 @@ def _is_fatal_wait_line(line: str) -> bool:
     from .kubectl_errors import is_fatal_wait_line
 
     return is_fatal_wait_line(line)
+
+
+class Watching(Protocol):
+    """What a run of several watching kubectl processes reports to (``watch_together``)."""
+
+    def document(self, index: int, document: Any) -> bool:
+        """A JSON document printed by watch ``index``; True ends the watches (decided)."""
+        ...
+
+    def stderr_line(self, index: int, line: str) -> bool:
+        """A line watch ``index`` wrote on stderr; True ends the watches (decided)."""
+        ...
+
+    def wake_at(self) -> float | None:
+        """When (``monotonic()``) to call ``woken`` with no new output: a grace ends."""
+        ...
+
+    def woken(self) -> bool:
+        """The time ``wake_at`` named has come; True ends the watches (decided)."""
+        ...
+
+
+class _Lines:
+    """One pipe's bytes cut into lines as they come."""
+
+    def __init__(self) -> None:
+        self.pending = b""
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if not chunk:  # end of the pipe: what is left is the last line
+            rest, self.pending = self.pending, b""
+            return [rest] if rest else []
+        self.pending += chunk
+        *complete, self.pending = self.pending.split(b"\n")
+        return complete
+
+
+def watch_together(
+    argvs: list[list[str]], watching: Watching, seconds: float
+) -> tuple[bool | None, int, int | None, list[str]]:
+    """Run several watching kubectl processes at once, for at most ``seconds``: each one's
+    stdout lines (one JSON watch event each: ``--output-watch-events``) and stderr lines go
+    to ``watching`` as they come, in the order the pipes deliver them, stdout first.
+
+    ``(True|False, -1, None, stderrs)``: ``watching`` decided / the time passed (all killed);
+    ``(None, i, exit status, stderrs)``: kubectl ``i`` exited first (the others killed)."""
+    procs: list[subprocess.Popen[Any]] = []
+    err: list[list[bytes]] = [[] for _ in argvs]
+    deadline = monotonic() + seconds
+    # A kubectl has ended when it exits, not when its stdout closes: a child it left behind
+    # (a wrapper's) may hold the pipe. Its pidfd tells (``pipes.exit_fd``; None off Linux).
+    exits: dict[int, int] = {}
+    try:
+        with deferred():
+            for argv in argvs:
+                procs.append(spawn(argv, False, False))
+        pipes: dict[int, tuple[int, bool, _Lines]] = {}
+        try:
+            for index, proc in enumerate(procs):
+                assert proc.stdout is not None and proc.stderr is not None
+                pipes[proc.stdout.fileno()] = (index, True, _Lines())
+                pipes[proc.stderr.fileno()] = (index, False, _Lines())
+        except (OSError, ValueError, AttributeError):
+            ended, index, status = _stand_ins(procs, watching, err)
+            return ended, index, status, _texts(err)
+        for index, proc in enumerate(procs):
+            exited = exit_fd(proc)
+            if exited is not None:
+                exits[exited] = index
+        while True:
+            now = monotonic()
+            if now >= deadline:
+                return False, -1, None, _texts(err)
+            wake = watching.wake_at()
+            if wake is not None and wake <= now:
+                if watching.woken():
+                    return True, -1, None, _texts(err)
+                continue
+            left = deadline - now if wake is None else min(deadline, wake) - now
+            ready, _, _ = select.select([*pipes, *exits], [], [], max(0.0, left))
+            for fd in sorted(ready, key=lambda fd: fd in exits or not pipes[fd][1]):
+                if fd in exits:  # kubectl exited: what it printed is in the pipes by now
+                    index = exits[fd]
+                    if _read_buffered(_stdout_of(pipes, index), pipes, watching, err):
+                        return True, -1, None, _texts(err)
+                    kill_group(procs[index])  # what it left behind lets go of the pipes
+                    status = _exit_status(procs[index], pipes, index, err)
+                    return None, index, status, _texts(err)
+                if fd not in pipes:
+                    continue
+                index, is_stdout, _ = pipes[fd]
+                # What kubectl printed before a stderr line is judged before that line (a
+                # big list's events may take several reads).
+                order = [fd] if is_stdout else [*_stdout_of(pipes, index), fd]
+                for source in order:
+                    while source == fd or select.select([source], [], [], 0)[0]:
+                        ended = _read(source, pipes, watching, err)
+                        if ended is False:  # stdout closed: kubectl is exiting
+                            status = _exit_status(procs[index], pipes, index, err)
+                            return None, index, status, _texts(err)
+                        if ended:
+                            return True, -1, None, _texts(err)
+                        if source == fd:
+                            break
+    finally:
+        for exited in exits:
+            os.close(exited)
+        for proc in procs:
+            kill_group(proc)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=KILL_DRAIN_SECONDS)
+            _close(proc)
+
+
+def _read_buffered(
+    fds: list[int],
+    pipes: dict[int, tuple[int, bool, _Lines]],
+    watching: Watching,
+    err: list[list[bytes]],
+) -> bool:
+    """What an exited kubectl left in its stdout, judged without waiting for the pipe to
+    close: True when it decided the wait."""
+    for fd in fds:
+        while fd in pipes and select.select([fd], [], [], 0)[0]:
+            ended = _read(fd, pipes, watching, err)
+            if ended:
+                return True
+            if ended is False:
+                break
+    return False
+
+
+def _stand_ins(
+    procs: list[subprocess.Popen[Any]], watching: Watching, err: list[list[bytes]]
+) -> tuple[bool | None, int, int | None]:
+    """Stand-ins for kubectl that are not pipes (a test's): what each printed is there at
+    once, judged stdout then stderr, one after the other; then one that failed has exited,
+    and the others watch on, silent, until the bound (``False``)."""
+    for index, proc in enumerate(procs):
+        for is_stdout, pipe in ((True, proc.stdout), (False, proc.stderr)):
+            data = pipe.read() if pipe is not None else b""
+            raw = data.encode() if isinstance(data, str) else (data or b"")
+            if not is_stdout:
+                err[index].append(raw)
+            for line in raw.split(b"\n"):
+                if _judged(watching, index, is_stdout, line):
+                    return True, -1, None
+    for index, proc in enumerate(procs):
+        status = proc.poll()
+        if status:
+            return None, index, status
+    return False, -1, None
+
+
+def _stdout_of(pipes: dict[int, tuple[int, bool, _Lines]], index: int) -> list[int]:
+    return [fd for fd, (owner, is_stdout, _) in pipes.items() if owner == index and is_stdout]
+
+
+def _read(
+    fd: int, pipes: dict[int, tuple[int, bool, _Lines]], watching: Watching, err: list[list[bytes]]
+) -> bool | None:
+    """One read of a ready pipe, its complete lines judged: True decided, False the stdout
+    closed, None go on."""
+    index, is_stdout, lines = pipes[fd]
+    chunk = os.read(fd, 1 << 16)
+    if not is_stdout:
+        err[index].append(chunk)
+    for line in lines.feed(chunk):
+        if _judged(watching, index, is_stdout, line):
+            return True
+    if not chunk:
+        if is_stdout:
+            return False
+        del pipes[fd]
+    return None
+
+
+def _judged(watching: Watching, index: int, is_stdout: bool, line: bytes) -> bool:
+    if not is_stdout:
+        return bool(line) and watching.stderr_line(index, text(line))
+    if not line.strip():
+        return False
+    try:
+        document = json.loads(line)
+    except (json.JSONDecodeError, RecursionError, UnicodeDecodeError) as exc:
+        raise InternalError(f"kubectl printed a watch event that is not JSON: {exc}", {}) from None
+    return watching.document(index, document)
+
+
+def _exit_status(
+    proc: subprocess.Popen[Any],
+    pipes: dict[int, tuple[int, bool, _Lines]],
+    index: int,
+    err: list[list[bytes]],
+) -> int | None:
+    """kubectl ``index`` closed its stdout: its exit status, with the rest of its stderr."""
+    for fd, (owner, is_stdout, _) in list(pipes.items()):
+        if owner == index and not is_stdout:
+            with contextlib.suppress(OSError):
+                drain_until = monotonic() + KILL_DRAIN_SECONDS
+                while monotonic() < drain_until:
+                    ready, _, _ = select.select([fd], [], [], drain_until - monotonic())
+                    chunk = os.read(fd, 1 << 16) if ready else b""
+                    if not chunk:
+                        break
+                    err[index].append(chunk)
+    try:
+        return proc.wait(timeout=KILL_DRAIN_SECONDS)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def _texts(err: list[list[bytes]]) -> list[str]:
+    return [text(b"".join(chunks)) for chunks in err]

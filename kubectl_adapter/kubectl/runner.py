@@ -4,8 +4,8 @@ Every call: a list argv (never a shell string), a timeout, manifests on stdin, s
 stderr captured, failures translated by ``kubectl_errors.classify``. With ``verbose`` each
 command is logged as bash an operator can paste (``transcript``), followed by its outcome as
 a comment; kubectl's own stderr (and its ``-v=N`` on the line) is logged too from ``verbose`` 2
-(``-vv``). A wait loop
-passes ``wait=transcript.Wait(...)`` on each slice, so the log shows the whole wait once.
+(``-vv``). A wait's watches (``watch_together``) are logged as comments above the one command
+that waits for the same end state (``transcript.watches``).
 
 Bounds: a read-only kubectl (``get``, ``version``) lives at most ``--request-timeout`` plus a
 grace (one whose ``-v=6`` log shows its requests: that long per unanswered request, see
@@ -44,10 +44,18 @@ from .config import (
     kubeconfig_usable,
 )
 from .pace import Pace, verbosity
-from .processes import discovery_stamp, execute, start, stop, text, watch_documents
+from .processes import (
+    Watching,
+    discovery_stamp,
+    execute,
+    start,
+    stop,
+    text,
+    watch_together,
+)
 from .processes import kubectl_environment as kubectl_environment
 from .shapes import output_problem
-from .transcript import Wait, kubectl_stderr, outcome, seconds_arg, watched
+from .transcript import Wait, kubectl_stderr, outcome, seconds_arg, watched, watches
 from .transcript import command as transcript_command
 from .transcript import display as transcript_display
 
@@ -135,6 +143,14 @@ class KubectlResult(NamedTuple):
 _seconds = seconds_arg
 
 
+class WatchEnd(NamedTuple):
+    """How a run of watches ended: ``decided`` True (over) / False (time passed) / None
+    (a kubectl exited first; ``failure``: its error when it exited non-zero)."""
+
+    decided: bool | None
+    failure: AdapterError | None
+
+
 class KubectlRunner:
     """Runs kubectl for one ClusterConfig; its processes are handled by ``processes``."""
 
@@ -220,13 +236,12 @@ class KubectlRunner:
         timeout: float | None = None,
         stream: bool = False,
         request_timeout: bool = True,
-        wait: Wait | None = None,
         absent_ok: bool = False,
         raw: bool = False,
     ) -> KubectlResult:
         """Run kubectl; return its output on exit 0, raise the mapped error otherwise.
 
-        ``wait``: this run is one slice of a longer wait (see ``transcript``). ``absent_ok``:
+        ``absent_ok``:
         the caller reads a NotFound as "absent" (a read by name); the log says so, and its
         line goes on after a 404 when pasted under ``bash -e``. ``raw``: stdout comes as bytes,
         in ``raw`` (``stdout`` is then empty)."""
@@ -237,7 +252,7 @@ class KubectlRunner:
             _log(
                 "%s",
                 transcript_command(
-                    argv, stdin=stdin, wait=wait, absent=absent_ok, kubectl_verbosity=verbose > 1
+                    argv, stdin=stdin, absent=absent_ok, kubectl_verbosity=verbose > 1
                 ),
             )
         bound = timeout if timeout is not None else self.default_bound(args)
@@ -457,54 +472,51 @@ class KubectlRunner:
             )
         return data
 
-    def watch(
+    def watch_together(
         self,
-        args: Sequence[str],
-        on_object: Callable[[Any], bool],
+        commands: Sequence[Sequence[str]],
+        watching: Watching,
         *,
         namespace: str | None = None,
         seconds: float,
-        wait: Wait | None = None,
-    ) -> bool:
-        """Run a ``kubectl get … --watch -o json`` for at most ``seconds``; feed each JSON
-        document it prints to ``on_object`` as it arrives.
+        wait: Wait,
+    ) -> WatchEnd:
+        """Run several ``kubectl get … --watch`` at once for at most ``seconds``, their output
+        fed to ``watching`` as it comes (``processes.watch_together``).
 
-        True: ``on_object`` said the wait is over (kubectl is then killed). False: the time
-        passed, or the server ended the watch, without that. kubectl failing raises the
-        mapped error; ``on_object`` raising ends the watch with its error. ``wait`` says
-        which slice of which wait this is, and the command an operator pastes to wait the
-        same way (``transcript``).
+        ``decided`` True: ``watching`` said the wait is over; False: the time passed. None:
+        one kubectl exited first (a watch the server closed, a dropped connection), and
+        ``failure`` is its error when it exited non-zero. The others are killed either way.
         """
-        argv = self.argv(args, namespace=namespace, request_timeout=False)
-        shown = self.display(argv)
+        argvs = [self.argv(args, namespace=namespace, request_timeout=False) for args in commands]
+        shown = self.display(argvs[0])
         verbose = int(self.config.verbose)
         if verbose:
             by_hand = self._by_hand(wait, namespace)
-            _log(
-                "%s",
-                transcript_command(argv, wait=wait, by_hand=by_hand, kubectl_verbosity=verbose > 1),
-            )
+            _log("%s", watches(argvs, wait, by_hand, kubectl_verbosity=verbose > 1))
         remaining = self.remaining()
         if remaining is not None and remaining <= 0:
             raise self._deadline_reached("before", shown)
         cut = remaining is not None and remaining < seconds
         bound = min(seconds, remaining) if remaining is not None else seconds
         began = monotonic()
-        ended, returncode, stderr = watch_documents(argv, on_object, bound)
+        ended, index, returncode, stderrs = watch_together(argvs, watching, bound)
+        stderr = stderrs[index] if index >= 0 else "".join(stderrs)
         if returncode:
             _register_secrets(self.config)
         if verbose:
             _log("%s", watched(ended, returncode, monotonic() - began, stderr))
-        if ended is not None:
-            return ended
-        if returncode:
-            raise self._explain(_classify(shown, returncode, stderr))
-        if cut:
+            if verbose > 1 and stderr.strip():
+                _log("%s", kubectl_stderr(stderr))
+        if ended is False and cut:
             raise self._deadline_reached("during", shown)
-        return False
+        if ended is not None or not returncode:
+            return WatchEnd(ended, None)
+        error = _classify(self.display(argvs[index]), returncode, stderr)
+        return WatchEnd(None, self._explain(error))
 
-    def _by_hand(self, wait: Wait | None, namespace: str | None) -> list[str] | None:
-        if wait is None or not wait.by_hand:
+    def _by_hand(self, wait: Wait, namespace: str | None) -> list[str] | None:
+        if not wait.by_hand:
             return None
         return self.argv(wait.by_hand, namespace=namespace, request_timeout=False)
 

@@ -6,13 +6,13 @@ everything else (outcomes, notes) is a ``#`` comment. Three rules make a paste d
 adapter did, later too:
 
 - A manifest kubectl reads on stdin (``-f -``) follows its command as a quoted heredoc.
-- A wait the adapter runs in slices (``Wait``) is shown once, as the one command that waits
-  the whole ``--timeout``; the later slices are comments. Pasted, it waits as the adapter
-  waits; the adapter only adds reads between slices, to stop early on a failure that cannot
-  heal. The adapter's waits are watches (``kubectl get … --watch``) it judges event by event
-  and kills once decided: pasted, such a watch would never end. So the watch is shown as a
-  comment, and the pasteable line is the kubectl command that waits for the same end state
-  (``Wait.by_hand``: ``rollout status``, ``wait --for=delete``) with the whole ``--timeout``.
+- A wait is shown once, as the one command that waits the whole ``--timeout``. The
+  adapter's waits are watches (``kubectl get … --watch``, the Deployment's and its Pods' at
+  once) it judges event by event and kills once decided: pasted, such a watch would never
+  end. So the watches are shown as comments, and the pasteable line is the kubectl command
+  that waits for the same end state (``Wait.by_hand``: ``rollout status``,
+  ``wait --for=delete``) with the whole ``--timeout``; watches started again after one
+  broke off are comments only.
 - A read whose 404 the adapter took for "absent" ends in ``|| true``: pasted under
   ``bash -e`` it goes on, as the adapter did.
 - A guarded apply's manifest keeps its ``metadata.uid`` (pasted after the Deployment was
@@ -33,14 +33,12 @@ from ..contract.redact import redact
 
 
 class Wait(NamedTuple):
-    """This kubectl run is one slice (at most ``slice`` seconds) of a wait the adapter
-    bounds at ``total`` seconds; ``first`` for the first slice. ``by_hand``: for a watch,
-    the kubectl arguments that wait for the same end state, pasteable (its ``--timeout``
-    becomes ``total``)."""
+    """These watches belong to a wait the adapter bounds at ``total`` seconds; ``first``
+    unless they are started again. ``by_hand``: the kubectl arguments that wait for the
+    same end state, pasteable (its ``--timeout`` becomes ``total``)."""
 
     total: float
     first: bool
-    slice: float
     by_hand: tuple[str, ...] = ()
 
 
@@ -48,8 +46,9 @@ class Wait(NamedTuple):
 # writes it): only the Deployment's own resourceVersion, never one deeper in the document.
 _RESOURCE_VERSION = re.compile(r"^  resourceVersion: (.*)\n", re.M)
 _TIMEOUT = re.compile(r"^--timeout=\d+s$")
-# kubectl's own verbosity (``patch … -v=6``: its response lines type a 5xx whose body names
-# no reason). Pasted, it would flood the terminal with round-tripper lines and whole objects.
+# kubectl's own verbosity (a paced read's ``-v=6``, a write's ``-v=7``, a watch's ``-v=6``:
+# its log lines follow the requests). Pasted, it would flood the terminal with round-tripper
+# lines and whole objects.
 _VERBOSITY = re.compile(r"^--?v=\d+$")
 # kubectl's own log lines (``E1130 01:41:10.384773 14350 memcache.go:265] ...``).
 _KLOG = re.compile(r"^[IWEF]\d{4} ")
@@ -98,44 +97,24 @@ def command(
     *,
     stdin: str | None = None,
     note: str = "",
-    wait: Wait | None = None,
-    by_hand: Sequence[str] | None = None,
     absent: bool = False,
     kubectl_verbosity: bool = False,
 ) -> str:
     """One command as pasteable bash: the line, its note as a comment, its stdin heredoc.
+    ``absent``: the adapter read this command's 404 as "absent", so a paste goes on after it.
 
     kubectl's own ``-v=N`` is left out unless ``kubectl_verbosity`` (``-vv``, which shows
     kubectl's stderr too): it changes nothing in the cluster, and pasted it floods the
     terminal. The run keeps it.
-
-    A later slice of a wait is only a comment: the first slice was shown as the whole wait.
-    ``by_hand`` (the argv of ``wait.by_hand``): ``argv`` is a watch, shown as a comment
-    above the command that waits the same way. ``absent``: the adapter read this command's
-    404 as "absent", so a paste goes on after it.
     """
-    if not kubectl_verbosity:
-        argv = quiet(argv)
-    if wait is not None and not wait.first:
-        return f"# still waiting: next slice, {display(argv)}"
-    watch = ""
-    if wait is not None and by_hand is not None:
-        watch = (
-            f"# the adapter watches: {display(argv)}\n"
-            "# (judging each event, killed once the wait is decided; pasted, a watch never "
-            "ends: the next line waits for the same end state)\n"
-        )
-        argv = by_hand if kubectl_verbosity else quiet(by_hand)
-    shown = display(whole_wait(argv, wait.total) if wait is not None else argv)
+    shown = display(argv if kubectl_verbosity else quiet(argv))
     notes = [note] if note else []
     if absent:
         shown = f"{shown} || true"
         notes.append('a 404 (NotFound) here is "absent" to the adapter, which goes on')
-    if wait is not None and wait.total > wait.slice:
-        notes.append(slicing_note(wait.total, wait.slice))
     comment = f"  # {'; '.join(notes)}" if notes else ""
     if stdin is None:
-        return f"{watch}{shown}{comment}"
+        return f"{shown}{comment}"
     body, version = pasteable_manifest(redact(stdin))
     if version is not None:
         body_note = (
@@ -148,12 +127,29 @@ def command(
     return f"{shown} <<'{delimiter}'{comment}\n{body.rstrip(chr(10))}\n{delimiter}"
 
 
-def slicing_note(total: float, slice_seconds: float) -> str:
-    """How the adapter runs a wait that is shown whole."""
-    whole = seconds_arg(total).removesuffix("s")  # as the command's own --timeout says it
+def watches(
+    argvs: Sequence[Sequence[str]],
+    wait: Wait,
+    by_hand: Sequence[str] | None,
+    *,
+    kubectl_verbosity: bool = False,
+) -> str:
+    """The watches one wait runs at once, as comments, above the command that waits for the
+    same end state; a watch started again (``wait.first`` false: one broke) is only a
+    comment. kubectl's own ``-v=N`` as in ``command``."""
+    shown = [display(argv if kubectl_verbosity else quiet(argv)) for argv in argvs]
+    listed = "\n".join(
+        f"# {'the adapter watches' if n == 0 else 'and at once'}: {line}"
+        for n, line in enumerate(shown)
+    )
+    if not wait.first:
+        return f"# a watch broke off: watching again\n{listed}"
+    if by_hand is None:
+        return listed
+    pasted = display(whole_wait(by_hand if kubectl_verbosity else quiet(by_hand), wait.total))
     return (
-        f"the adapter runs this wait in {slice_seconds:g} s slices until --timeout {whole} s, "
-        "with a read between slices to stop early when the wait cannot succeed"
+        f"{listed}\n# (judging each event, killed once the wait is decided; pasted, a watch "
+        f"never ends: the next line waits for the same end state)\n{pasted}"
     )
 
 
@@ -170,11 +166,13 @@ def outcome(returncode: int | None, seconds: float, stderr: str) -> str:
 
 
 def watched(ended: bool | None, returncode: int | None, seconds: float, stderr: str) -> str:
-    """The comment after one slice of a watch."""
+    """The comment after a wait's watches."""
     if ended is True:
-        return f"# the watch decided the wait after {seconds:.2f} s"
+        return f"# the watches decided the wait after {seconds:.2f} s"
     if ended is False:
-        return f"# slice over after {seconds:.1f} s, the wait not decided yet"
+        return f"# the wait's time ran out after {seconds:.1f} s"
+    if not returncode:
+        return f"# a watch ended after {seconds:.2f} s (the server closed it, or the connection)"
     return outcome(returncode, seconds, stderr)
 
 

@@ -28,7 +28,9 @@ def create(node: Workloads, namespace: str, spec: ContainerSpec) -> Snapshot | D
             node.runner,
             plans.Step(commands.get_deployment(pid.name), absent_ok=True),
             (apply, ""),
-            plans.watch_step(pid.name, commands.rollout_status(pid.name, node.config.timeout)),
+            plans.watch_step(
+                pid.name, selector, commands.rollout_status(pid.name, node.config.timeout)
+            ),
             namespace=namespace,
             manifest=manifest,
         )

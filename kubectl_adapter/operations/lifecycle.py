@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import copy
+from datetime import datetime
 from typing import Any
 
 from ..contract.errors import AdapterError, NotFound, Timeout
@@ -14,8 +14,9 @@ from ..rules.ownership import check_ownership
 from ..rules.races import not_deleted, rollout_event, stop_event, uid_of
 from ..rules.snapshots import build_snapshot
 from ..rules.status import desired_replicas
+from ..rules.wait_verdicts import Seen, Verdict, stop_verdict
 from . import plans
-from .waits import SLICE_SECONDS, wait_budget, watch_deployment
+from .waits import wait_budget, watch_workload
 from .workload import Workloads
 
 
@@ -37,7 +38,11 @@ def start(
         return plans.build(
             node.runner,
             (commands.patch_replicas(pid.name, 1, owner), ""),
-            *([] if done else [plans.watch_step(pid.name, rollout)]),
+            *(
+                []
+                if done
+                else [plans.watch_step(pid.name, deployment_selector(deployment), rollout)]
+            ),
             namespace=pid.namespace,
         )
     patched = node.set_replicas(pid, 1, container_id)
@@ -53,44 +58,47 @@ def stop(
         owner = owner_labels(container_id, node.config.node_id)
         deployment = node.require_deployment(pid)
         check_ownership(deployment, container_id=container_id, node_id=node.config.node_id)
-        gone = commands.pods_gone(deployment_selector(deployment), node.config.timeout)
+        selector = deployment_selector(deployment)
+        gone = commands.pods_gone(selector, node.config.timeout)
         done = desired_replicas(deployment) == 0 and _quietly(
             lambda: stop_event(pid, "ADDED", deployment, None)
         )
         return plans.build(
             node.runner,
             (commands.patch_replicas(pid.name, 0, owner), ""),
-            *([] if done else [plans.watch_step(pid.name, gone)]),
+            *([] if done else [plans.watch_step(pid.name, selector, gone)]),
             namespace=pid.namespace,
         )
     patched = node.set_replicas(pid, 0, container_id)
     uid = uid_of(patched)
+    if stop_event(pid, "ADDED", patched, uid):
+        # Already stopped before this patch (it changed nothing, so the controller has
+        # observed 0): a Pod of an earlier stop still in its grace is that stop's to await.
+        return build_snapshot(patched, [], [])
+    selector = deployment_selector(patched)
 
-    def judge(kind: str, deployment: dict[str, Any] | None) -> bool:
-        return stop_event(pid, kind, deployment, uid)
+    def judge(seen: Seen, now: datetime) -> Verdict:
+        return stop_verdict(pid, seen, uid)
 
-    final: dict[str, Any] | None = patched
-    if not judge("ADDED", patched):
-        selector = deployment_selector(patched)
+    def on_timeout() -> AdapterError:
+        message, details = node.explainer(pid.namespace, pid.name, selector)()
+        return Timeout(f"pods of {pid} still present: {message}", details)
 
-        def on_timeout() -> AdapterError:
-            message, details = node.explainer(pid.namespace, pid.name, selector)()
-            return Timeout(f"pods of {pid} still present: {message}", details)
-
-        final = watch_deployment(
-            node.runner,
-            pid,
-            owner_labels(None, None),
-            wait_budget(node.config.timeout, node.config.started),
-            judge,
-            lambda: SLICE_SECONDS,
-            on_timeout,
-            awaited=f"the Pods of {pid} to go",
-            by_hand=commands.pods_gone(selector, node.config.timeout),
-        )
-    if final is None:  # deleted meanwhile: its pods went with it
-        final = copy.deepcopy(patched)
-        final["status"] = {"observedGeneration": final.get("metadata", {}).get("generation", 0)}
+    final = watch_workload(
+        node.runner,
+        pid,
+        [
+            commands.watch_deployment(pid.name, owner_labels(None, None)),
+            commands.watch_pods(selector),
+        ],
+        wait_budget(node.config.timeout, node.config.started),
+        judge,
+        lambda suspect: None,  # stop suspects no failure
+        on_timeout,
+        awaited=f"the Pods of {pid} to go",
+        by_hand=commands.pods_gone(selector, node.config.timeout),
+    )
+    assert final is not None  # stop_verdict raises NotFound on a deletion
     return build_snapshot(final, [], [])
 
 

@@ -14,21 +14,21 @@ from typing import NamedTuple
 
 from ..contract.models import DryRunPlan
 from ..contract.naming import owner_labels
-from ..kubectl.commands import watch_deployment
+from ..kubectl.commands import watch_deployment, watch_pods
 from ..kubectl.runner import KubectlRunner
-from ..kubectl.transcript import Wait, command, pasteable_manifest
-from .waits import SLICE_SECONDS
+from ..kubectl.transcript import Wait, command, pasteable_manifest, watches
 
 
 class Step(NamedTuple):
-    """One command of a plan. ``by_hand``: the command is the adapter's watch, and this is
-    what an operator pastes to wait the same way. ``absent_ok``: a read whose 404 the
-    operation takes for "absent"."""
+    """One command of a plan. ``by_hand``: the command is the adapter's watch (with
+    ``beside``, the watches run at the same time), and this is what an operator pastes to
+    wait the same way. ``absent_ok``: a read whose 404 the operation takes for "absent"."""
 
     args: list[str]
     note: str = ""
     by_hand: list[str] | None = None
     absent_ok: bool = False
+    beside: tuple[list[str], ...] = ()
 
 
 # The runner gives these no --request-timeout (it would cut a long wait short).
@@ -49,21 +49,23 @@ def build(
     shown = []
     total = runner.config.timeout
     for step in steps:
-        args, note, by_hand, absent_ok = Step(*step)
+        args, note, by_hand, absent_ok, beside = Step(*step)
         argv = runner.argv(args, namespace=namespace, request_timeout=not _is_wait(args))
-        stdin = manifest if "-f" in args else None
-        wait = by_hand_argv = None
         if by_hand is not None:
-            wait = Wait(total, True, SLICE_SECONDS, tuple(by_hand))
+            watched = [argv, *(runner.argv(more, namespace=namespace, request_timeout=False)
+                               for more in beside)]  # fmt: skip
             by_hand_argv = runner.argv(by_hand, namespace=namespace, request_timeout=False)
-        shown.append(
-            command(argv, stdin=stdin, note=note, wait=wait, by_hand=by_hand_argv, absent=absent_ok)
-        )
+            lines = watches(watched, Wait(total, True), by_hand_argv)
+            shown.append(f"{lines}  # {note}" if note else lines)
+            continue
+        stdin = manifest if "-f" in args else None
+        shown.append(command(argv, stdin=stdin, note=note, absent=absent_ok))
     pasted = pasteable_manifest(manifest)[0] if manifest is not None else None
     return DryRunPlan(commands=shown, manifest=pasted)
 
 
-def watch_step(name: str, by_hand: list[str], note: str = "") -> Step:
-    """A wait: the Deployment's watch, judged event by event (killed when it is over);
-    ``by_hand`` waits for the same end state when pasted."""
-    return Step(watch_deployment(name, owner_labels(None, None)), note, by_hand)
+def watch_step(name: str, selector: str, by_hand: list[str], note: str = "") -> Step:
+    """A wait: the watches of the Deployment and of its Pods (``selector``), judged event by
+    event (killed when it is over); ``by_hand`` waits for the same end state when pasted."""
+    deployment = watch_deployment(name, owner_labels(None, None))
+    return Step(deployment, note, by_hand, beside=(watch_pods(selector),))

@@ -54,6 +54,7 @@ def reconfigure(
                 else [
                     plans.watch_step(
                         pid.name,
+                        selector,
                         commands.rollout_status(pid.name, node.config.timeout),
                         "unless the apply shows the rollout complete",
                     )

@@ -1,30 +1,41 @@
 """Bounded waits on kubectl, with the reason attached when they fail.
 
-A wait is the Deployment's watch (``kubectl get deployments … --watch -o json``), each event
-judged as it comes, so a wait that can no longer succeed ends at once. The watch never shows
-a pod stuck in ImagePullBackOff or CrashLoopBackOff, so it runs in slices; between slices
-one read looks for failures that will not heal, and the wait ends early with RolloutFailed
-when it finds one. An Unschedulable Pod still in its grace is not such a failure: the next
-slice ends when the grace does, and the read after it decides.
+A wait watches the Deployment and its Pods at once (two ``kubectl get … --watch -o json``:
+kubectl watches one kind per process) and judges what both have shown at every event
+(``rules.wait_verdicts``), so it ends as soon as what it waits for has happened, and as soon
+as it can no longer happen: the Deployment deleted, replaced, scaled the other way, or a Pod
+that cannot start. A watch that breaks (a dropped connection, an API server restart, a
+watch the server closes or expires) is started again: it lists the current state first, and
+the verdicts judge states, not changes, so nothing they read is lost. Only an API server
+unreachable for ``UNREACHABLE_SECONDS`` in a row is ``Unavailable``.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from datetime import datetime
 from time import monotonic
 from typing import Any
 
-from ..contract.errors import AdapterError, RolloutFailed, Timeout
+from ..contract.errors import AdapterError, RolloutFailed, Timeout, Unavailable
 from ..contract.naming import ProviderId
 from ..kubectl import commands, progress
 from ..kubectl.runner import KubectlRunner
 from ..kubectl.transcript import Wait
-
-SLICE_SECONDS = 10.0
+from ..rules import clock
+from ..rules.wait_verdicts import Seen, Verdict
 
 # What a wait leaves of ``--timeout`` for the reads that explain a wait that ran out (the
 # workload and its Warning events) and for exiting, so the command ends within --timeout + 1 s.
 EXPLAIN_RESERVE_SECONDS = 0.7
+
+# A broken watch is started again at once, then after 0.5 s, 1 s, 2 s… (at most 2 s): an
+# API server restart is over in seconds, and kubectl rollout status rides it out too.
+RESUME_DELAYS = (0.0, 0.5, 1.0, 2.0)
+# How long the API server may stay unreachable (every watch started again failing before it
+# listed) before the wait says Unavailable; within the wait's own --timeout in any case.
+UNREACHABLE_SECONDS = 10.0
 
 
 def wait_budget(timeout: float, started: float | None) -> float:
@@ -52,76 +63,131 @@ def timed_out(explain: Explainer, timeout: float, workload: str) -> AdapterError
     return Timeout(f"rollout not complete after {timeout:g}s: {message}", details)
 
 
-# One event of the Deployment's watch: ("ADDED"/"MODIFIED"/"DELETED", the object or None
-# when deleted) -> True when the wait is over; raises when it can no longer succeed.
-Judge = Callable[[str, dict[str, Any] | None], bool]
-# Between two watch slices: a read that looks where the watch cannot (Pods); returns the
-# length of the next slice, raises when the wait cannot succeed.
-Between = Callable[[], float]
+# What both watches have shown -> the verdict (``rules.wait_verdicts``); raises when the
+# wait can no longer succeed.
+Judge = Callable[[Seen, datetime], Verdict]
+# A suspected failure (the verdict's words): raises when a read confirms the wait cannot
+# succeed, returns when it can (the failing Pod is not the newest ReplicaSet's).
+Confirm = Callable[[str], None]
 
 
-def watch_deployment(
+class _Watched:
+    """What one run of the two watches has shown, judged at every event (``Watching``)."""
+
+    DEPLOYMENT, PODS = 0, 1
+
+    def __init__(self, judge: Judge, confirm: Confirm, checked: set[str]) -> None:
+        self.judge = judge
+        self.confirm = confirm
+        self.checked = checked  # suspects a read cleared: not read again for the same reason
+        self.deployment: dict[str, Any] | None = None
+        self.pods: dict[str, dict[str, Any]] = {}
+        self.listed = [False, False]
+        self.wake: float | None = None
+
+    def document(self, index: int, document: Any) -> bool:
+        kind = document.get("type") if isinstance(document, dict) else None
+        obj = document.get("object") if isinstance(document, dict) else None
+        if kind not in ("ADDED", "MODIFIED", "DELETED") or not isinstance(obj, dict):
+            return False  # ERROR (the watch expired: kubectl ends it, we start it again)
+        if index == self.DEPLOYMENT:
+            self.deployment = None if kind == "DELETED" else obj
+            progress.note(_counts(obj) if kind != "DELETED" else "the Deployment was deleted")
+        else:
+            name = str((obj.get("metadata") or {}).get("name", ""))
+            if kind == "DELETED":
+                self.pods.pop(name, None)
+            else:
+                self.pods[name] = obj
+        return self._judged()
+
+    def stderr_line(self, index: int, line: str) -> bool:
+        if not commands.watch_listed(line) or self.listed[index]:
+            return False
+        self.listed[index] = True
+        return self._judged()
+
+    def wake_at(self) -> float | None:
+        return self.wake
+
+    def woken(self) -> bool:
+        self.wake = None
+        return self._judged()
+
+    @property
+    def working(self) -> bool:
+        return all(self.listed)
+
+    def _judged(self) -> bool:
+        seen = Seen(self.deployment, self.listed[0], list(self.pods.values()), self.listed[1])
+        verdict = self.judge(seen, clock.utc_now())
+        # Just after the grace ends, so that the verdict then finds it over.
+        self.wake = None if verdict.wake_in is None else monotonic() + verdict.wake_in + 0.5
+        if verdict.suspect is not None and verdict.suspect[0] not in self.checked:
+            key, words = verdict.suspect
+            self.checked.add(key)
+            try:
+                self.confirm(words)
+            except Unavailable:
+                self.checked.discard(key)  # not confirmed either way: the next event asks again
+        return verdict.done
+
+
+def watch_workload(
     runner: KubectlRunner,
     pid: ProviderId,
-    owner: dict[str, str],
+    watches: list[list[str]],
     timeout: float,
     judge: Judge,
-    between: Between,
+    confirm: Confirm,
     on_timeout: Callable[[], AdapterError],
     *,
     awaited: str,
     by_hand: list[str],
-    slice_seconds: float = SLICE_SECONDS,
 ) -> dict[str, Any] | None:
-    """Watch the Deployment (one kubectl per slice) until ``judge`` says the wait is over;
-    return its last state (None: deleted). Every change is judged as it happens, so a wait
-    that can no longer succeed (deleted, replaced, scaled the other way, paused) ends at
-    once, not at ``--timeout``.
+    """Watch the Deployment and its Pods (``watches``: the two commands, in that order) until
+    ``judge`` says the wait is over; return the Deployment's last state.
 
     ``awaited`` names the wait for a progress display; ``by_hand`` is the kubectl command
     that waits for the same end state, which the ``-v`` log gives an operator to paste in
-    place of the watch (``transcript``)."""
+    place of the watches (``transcript``)."""
     with progress.awaiting(awaited, timeout):
-        return _watch(
-            runner, pid, owner, timeout, judge, between, on_timeout, by_hand, slice_seconds
-        )
-
-
-def _watch(
-    runner: KubectlRunner,
-    pid: ProviderId,
-    owner: dict[str, str],
-    timeout: float,
-    judge: Judge,
-    between: Between,
-    on_timeout: Callable[[], AdapterError],
-    by_hand: list[str],
-    slice_seconds: float,
-) -> dict[str, Any] | None:
-    deadline = monotonic() + timeout
-    last: list[dict[str, Any] | None] = [None]
-
-    def on_event(document: Any) -> bool:
-        kind = document.get("type") if isinstance(document, dict) else None
-        obj = document.get("object") if isinstance(document, dict) else None
-        if kind not in ("ADDED", "MODIFIED", "DELETED") or not isinstance(obj, dict):
-            return False  # ERROR (a watch expired) or a bookmark: the next slice re-lists
-        last[0] = None if kind == "DELETED" else obj
-        progress.note(_counts(obj) if kind != "DELETED" else "the Deployment was deleted")
-        return judge(str(kind), last[0])
-
-    next_slice = slice_seconds
-    first = True
-    while True:
-        step = max(1.0, min(deadline - monotonic(), next_slice))
-        args = commands.watch_deployment(pid.name, owner)
-        wait = Wait(timeout, first, slice_seconds, tuple(by_hand))
-        if runner.watch(args, on_event, namespace=pid.namespace, seconds=step, wait=wait):
-            return last[0]
-        first = False
-        if monotonic() >= deadline - 0.5:
-            raise on_timeout()
-        next_slice = min(slice_seconds, between())
+        deadline = monotonic() + timeout
+        checked: set[str] = set()
+        first = True
+        failed_in_a_row = 0  # watches started again that broke before they listed
+        unreachable_since: float | None = None
+        failure: AdapterError | None = None
+        while True:
+            left = deadline - monotonic()
+            if left <= 0.5:
+                raise failure or on_timeout()
+            watched = _Watched(judge, confirm, checked)
+            wait = Wait(timeout, first, tuple(by_hand))
+            first = False
+            end = runner.watch_together(
+                watches, watched, namespace=pid.namespace, seconds=left, wait=wait
+            )
+            if end.decided:
+                return watched.deployment
+            if end.decided is False:
+                raise on_timeout()
+            failure = end.failure
+            if failure is not None and not isinstance(failure, Unavailable):
+                raise failure  # refused, misconfigured: starting again cannot help
+            now = monotonic()
+            if watched.working:  # it got through: a watch ended, not the API server
+                failed_in_a_row, unreachable_since = 0, None
+            else:
+                failed_in_a_row += 1
+                if failure is not None and unreachable_since is None:
+                    unreachable_since = now
+                elif (
+                    failure is not None and now - (unreachable_since or now) >= UNREACHABLE_SECONDS
+                ):
+                    raise failure
+            pause = RESUME_DELAYS[min(failed_in_a_row, len(RESUME_DELAYS) - 1)]
+            time.sleep(max(0.0, min(pause, deadline - now - 0.5)))
 
 
 def _counts(deployment: dict[str, Any]) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from math import ceil
+from datetime import datetime
 from typing import Any
 
 from ..contract.errors import AdapterError, Conflict, InvalidInput, NotFound, RolloutFailed
@@ -17,7 +17,8 @@ from ..rules.races import not_running, rollout_event
 from ..rules.selection import select_owned
 from ..rules.snapshots import build_snapshot, split_kinds
 from ..rules.status import rollout_check
-from .waits import SLICE_SECONDS, timed_out, wait_budget, watch_deployment
+from ..rules.wait_verdicts import Seen, Verdict, rollout_verdict
+from .waits import timed_out, wait_budget, watch_workload
 
 Objects = tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]
 
@@ -122,45 +123,51 @@ class Workloads:
         verb: str,
         current: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Until the rollout is complete: the Deployment's watch judges every change at once
-        (deleted, replaced, stopped, paused, past its progress deadline); between 10 s slices
-        one read looks at the Pods for failures that will not heal (``rollout_check``).
+        """Until the rollout is complete: the watches of the Deployment and of its Pods
+        judge every change at once (deleted, replaced, stopped, paused, past its progress
+        deadline, a Pod that cannot start: ``wait_verdicts.rollout_verdict``).
 
         Returns the Deployment as it was when the rollout completed: the watch event that
         ended the wait, or ``current`` (what the write printed) when it already showed it."""
         explain = self.explainer(pid.namespace, pid.name, selector)
 
-        def judge(kind: str, deployment: dict[str, Any] | None) -> bool:
-            return rollout_event(pid, kind, deployment, uid, verb)
-
-        if current is not None and judge("ADDED", current):
+        if current is not None and rollout_event(pid, "ADDED", current, uid, verb):
             return current  # what the write printed is already complete: nothing to wait for
 
-        def between() -> float:
+        def judge(seen: Seen, now: datetime) -> Verdict:
+            return rollout_verdict(pid, seen, uid, verb, now)
+
+        def confirm(suspect: str) -> None:
+            """The Pods' watch shows a failure: is it the newest ReplicaSet's? One read of
+            the workload says (an old ReplicaSet's Pod failing does not end a rollout)."""
             deployment, replicasets, pods = self.read_workload(pid.namespace, pid.name, selector)
-            judge("MODIFIED", deployment)
-            assert deployment is not None  # judge raised NotFound otherwise
+            if rollout_event(pid, "MODIFIED", deployment, uid, verb):
+                return
+            assert deployment is not None  # rollout_event raised NotFound otherwise
             check = rollout_check(
                 deployment, select_owned(deployment, replicasets, pods), now=clock.utc_now()
             )
             if check.failure is not None:
-                message, details = explain()
+                from ..rules.diagnostics import explain as build
+
+                message, details = build(
+                    deployment, replicasets, pods, self.warning_events(pid.namespace)
+                )
                 raise RolloutFailed(
                     f"rollout of {pid} cannot succeed: {check.failure} | {message}", details
                 )
-            if check.recheck_in is not None:
-                # End the slice just after the grace does.
-                return ceil(check.recheck_in) + 1.0
-            return SLICE_SECONDS
 
         try:
-            final = watch_deployment(
+            final = watch_workload(
                 self.runner,
                 pid,
-                owner_labels(None, None),
+                [
+                    commands.watch_deployment(pid.name, owner_labels(None, None)),
+                    commands.watch_pods(selector),
+                ],
                 wait_budget(self.config.timeout, self.config.started),
                 judge,
-                between,
+                confirm,
                 lambda: timed_out(explain, self.config.timeout, str(pid)),
                 awaited=f"rollout of {pid}",
                 by_hand=commands.rollout_status(pid.name, self.config.timeout),

@@ -224,6 +224,10 @@ def rollout_event(
     ):
         return True
     if (deployment.get("spec") or {}).get("paused"):
+        if verb == "start":
+            # A paused Deployment still scales (its current ReplicaSet): start waits for the
+            # replica, not for a template change the pause holds back (status says so).
+            return _count(deployment, "availableReplicas") >= desired
         raise RolloutFailed(
             f"deployment {pid} is paused, so its rollout cannot finish "
             f"(kubectl rollout resume deployment/{pid.name})",
@@ -233,14 +237,22 @@ def rollout_event(
 
 
 def stop_event(pid: ProviderId, event: str, deployment: Deployment | None, uid: str | None) -> bool:
-    """One state of the Deployment while ``stop`` waits: True once it has no replica left.
+    """One state of the Deployment while ``stop`` waits: True once its controller has
+    observed the scale to 0 and counts no replica. ``status.replicas`` counts neither a Pod
+    being deleted (still running through its grace period) nor an evicted or Succeeded one:
+    the wait watches the Pods too (``wait_verdicts.stop_verdict``).
 
-    Kubernetes counts only live Pods in ``status.replicas``: an evicted (Failed) or
-    Succeeded Pod, which nothing ever deletes, does not hold the stop. A Deployment scaled
-    up again meanwhile (a racing start) is a Conflict the moment the watch shows it.
+    A Deployment scaled up again meanwhile (a racing start) is a Conflict the moment the
+    watch shows it; one deleted or being deleted is NotFound (its Pods go with it, but stop
+    cannot answer "offline" for a container that no longer exists).
     """
-    if event == "DELETED" or deployment is None or _being_deleted(deployment):
-        return True  # deleted: its pods go too
+    doing = "while stop waited for its pods to go"
+    if event == "DELETED" or deployment is None:
+        raise NotFound(f"deployment {pid} was deleted by another operation {doing}",
+                       {"providerId": str(pid)})  # fmt: skip
+    if _being_deleted(deployment):
+        raise NotFound(f"deployment {pid} is being deleted by another operation {doing}",
+                       {"providerId": str(pid)})  # fmt: skip
     problem = stop_interrupted(pid, deployment, uid)
     if problem is not None:
         raise problem

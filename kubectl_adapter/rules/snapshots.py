@@ -37,6 +37,17 @@ def _main_container(deployment: Document) -> Document:
     return dict(containers[0])
 
 
+def _running_template(deployment: Document, owned: Owned) -> Document:
+    """Whose Pod template the snapshot reports: the Deployment's, unless it is paused. A
+    paused Deployment's changed template gets no ReplicaSet until it is resumed, so its
+    Pods run its newest ReplicaSet's (the image, CPU and memory they really have)."""
+    newest = owned.newest
+    paused = (deployment.get("spec") or {}).get("paused")
+    if paused and newest is not None and (newest.get("spec") or {}).get("template"):
+        return newest
+    return deployment
+
+
 def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
@@ -52,7 +63,7 @@ def _document(
     current = current_ready_pod_of(owned)
     ip = pod_ip(current)
     shown = current or newest_live_pod(owned.newest_pods)
-    container = _main_container(deployment)
+    container = _main_container(_running_template(deployment, owned))
     limits = (container.get("resources") or {}).get("limits") or {}
     cpu = parse_cpu_quantity(str(limits["cpu"])) if "cpu" in limits else None
     return {

@@ -117,6 +117,9 @@ def deployment_status(
         total = _count(status, "replicas")
         rolling = observed < generation or updated < desired or total > updated
         progress = "rollout in progress" if rolling else ""
+        if rolling and (deployment.get("spec") or {}).get("paused"):
+            # Its new template gets no ReplicaSet until resumed: the Pod runs the old one.
+            progress = f"rollout paused (kubectl rollout resume deployment/{name})"
         failures = pod_failures(pods, now) if rolling else []
         if failures:
             # A failed reconfigure: the previous Pod keeps serving, the new one cannot start.

@@ -78,11 +78,12 @@ def test_dry_run_create_prints_commands_and_manifest(
         "# the adapter watches: kubectl -n testns get deployments -l "
         "org.mieweb.opensource-server.managed=true --field-selector metadata.name=web-1 "
         "--watch -o json --output-watch-events --show-managed-fields\n"
+        "# and at once: kubectl -n testns get pods -l "
+        "org.mieweb.opensource-server.container-id=42,org.mieweb.opensource-server.managed=true "
+        "--watch -o json --output-watch-events\n"
         "# (judging each event, killed once the wait is decided; pasted, a watch never ends: "
         "the next line waits for the same end state)\n"
-        "kubectl -n testns rollout status deployment/web-1 --timeout=300s  # the adapter runs "
-        "this wait in 10 s slices until --timeout 300 s, with a read between slices to stop "
-        "early when the wait cannot succeed",
+        "kubectl -n testns rollout status deployment/web-1 --timeout=300s",
         # No read after the wait: the Deployment its last event shows is the answer.
     ]
     assert not fp.calls

@@ -29,7 +29,7 @@ from pytest_subprocess import FakeProcess
 from kubectl_adapter.cli.progress import ERASE, TerminalProgress, elapsed, enabled
 from kubectl_adapter.kubectl import progress
 from kubectl_adapter.kubectl.config import ClusterConfig
-from kubectl_adapter.kubectl.runner import KubectlResult, KubectlRunner
+from kubectl_adapter.kubectl.runner import KubectlResult, KubectlRunner, WatchEnd
 from kubectl_adapter.operations.waits import EXPLAIN_RESERVE_SECONDS
 
 
@@ -210,6 +210,14 @@ def test_without_a_watcher_the_runner_echoes_as_before(fp: FakeProcess) -> None:
     assert stderr.getvalue() == f"kubectl: {WAITING}"
 
 
+# kubectl -v=6's line for a watch request: its list has been printed.
+LISTED = (
+    "I1201 20:13:24.942901   23621 round_trippers.go:560] GET https://127.0.0.1:6443/api/v1/"
+    "namespaces/testns/pods?labelSelector=x%3Dy&resourceVersion=1002&watch=true 200 OK in 0 "
+    "milliseconds"
+)
+
+
 @pytest.mark.parametrize(
     ("method", "what"),
     [
@@ -243,11 +251,13 @@ def test_each_wait_says_what_it_awaits(
         begun = [call for call in recorder.calls if call[0] == "begin"]
         return bool(begun) and recorder.calls[-1][0] != "end"
 
-    def watch(args: Any, on_object: Any, **kwargs: Any) -> bool:
+    def watch_together(args: Any, watching: Any, **kwargs: Any) -> WatchEnd:
         assert waiting(), args
         done = deployment(replicas=0, total=0) if method == "stop" else deployment()
-        assert on_object({"type": "MODIFIED", "object": done})  # the event that decides it
-        return True
+        watching.stderr_line(1, LISTED)  # no Pod: the Pods' watch has listed none
+        # the event that decides it
+        assert watching.document(0, {"type": "MODIFIED", "object": done})
+        return WatchEnd(True, None)
 
     def run(args: Any, **kwargs: Any) -> Any:
         assert kwargs.get("request_timeout") is False and waiting(), args  # delete's wait
@@ -261,7 +271,7 @@ def test_each_wait_says_what_it_awaits(
     monkeypatch.setattr(Workloads, "get_deployment", get)
     monkeypatch.setattr(Workloads, "set_replicas", set_replicas)
     monkeypatch.setattr(Workloads, "until_running", until_running)
-    monkeypatch.setattr(provider.runner, "watch", watch)
+    monkeypatch.setattr(provider.runner, "watch_together", watch_together)
     monkeypatch.setattr(provider.runner, "run", run)
     with progress.watching(recorder):
         getattr(provider, method)("testns/web-1")

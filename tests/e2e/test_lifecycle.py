@@ -536,21 +536,28 @@ def test_kubectl_processes_per_operation(cluster: Cluster, tmp_path: Path) -> No
             rest = argv[argv.index("-n") + 2 :]
             rest = rest[2:] if rest[0] == "--request-timeout" else rest
             called.append(" ".join(rest[:2]))
+        # A wait's two watches start together: in the log, in either order.
+        for i in range(len(called) - 1):
+            if {called[i], called[i + 1]} == {"get deployments", "get pods"}:
+                called[i : i + 2] = [watch, "+ pods"]
         return called
 
-    watch = "get deployments"  # the wait: get deployments … --watch
+    # The wait: get deployments … --watch, and beside it get pods … --watch (issue 24: the
+    # Pods' watch is what sees a Pod that cannot start, and the last Pod go).
+    watch = "get deployments"
     changed = spec(name, cid, env={"KEY": "changed"})
     assert verbs("create", "--spec", "-", stdin=spec(name, cid)) == [
         "get deployment",
         "apply --server-side",
         watch,
+        "+ pods",
     ]
-    assert verbs("stop", pid) == ["patch deployment", watch]
+    assert verbs("stop", pid) == ["patch deployment", watch, "+ pods"]
     stopped = ["get deployment", "apply --server-side"]  # nothing to roll out: no wait
     assert verbs("reconfigure", pid, "--spec", "-", stdin=changed) == stopped
-    assert verbs("start", pid) == ["patch deployment", watch]
+    assert verbs("start", pid) == ["patch deployment", watch, "+ pods"]
     assert verbs("start", pid) == ["patch deployment"]  # the patch shows it running
-    rollout = ["get deployment", "apply --server-side", watch]
+    rollout = ["get deployment", "apply --server-side", watch, "+ pods"]
     assert verbs("reconfigure", pid, "--spec", "-", stdin=spec(name, cid)) == rollout
     unchanged = ["get deployment", "apply --server-side"]  # the apply shows it complete
     assert verbs("reconfigure", pid, "--spec", "-", stdin=spec(name, cid)) == unchanged

@@ -43,6 +43,7 @@ from kubectl_adapter.kubectl.runner import (
     process_bound,
     wait_timeout_args,
 )
+from kubectl_adapter.kubectl.transcript import Wait
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "kubectl-stderr"
 KUBECTL = "/opt/fake/bin/kubectl"
@@ -640,44 +641,108 @@ def _watch_script(tmp_path: Path, body: str) -> str:
     return str(path)
 
 
-def test_watch_feeds_each_document_as_it_comes_and_kills_kubectl_when_told(
-    tmp_path: Path,
-) -> None:
-    """Indented documents (``-o json``) and one-line events (``--output-watch-events``), in
-    chunks that split them; the callback ends the watch and the still-running kubectl is
-    killed, not waited for."""
-    indented = json.dumps({"kind": "Deployment", "n": 1}, indent=4)
+class Recorder:
+    """A ``processes.Watching`` that records what it is told, deciding as ``decide`` says."""
+
+    def __init__(self, decide: Any = lambda seen: False, wake_in: float | None = None) -> None:
+        self.seen: list[tuple[int, Any]] = []
+        self.decide = decide
+        self.wake = None if wake_in is None else time.monotonic() + wake_in
+        self.woke = False
+
+    def document(self, index: int, document: Any) -> bool:
+        self.seen.append((index, document))
+        return bool(self.decide(self.seen))
+
+    def stderr_line(self, index: int, line: str) -> bool:
+        self.seen.append((index, f"stderr: {line}"))
+        return bool(self.decide(self.seen))
+
+    def wake_at(self) -> float | None:
+        return self.wake
+
+    def woken(self) -> bool:
+        self.wake, self.woke = None, True
+        return True
+
+
+WAIT = Wait(20, True, ("rollout", "status", "deployment/x"))
+
+
+def test_watches_feed_each_event_as_it_comes_and_are_killed_when_told(tmp_path: Path) -> None:
+    """One-line events in chunks that split them, from two kubectl processes at once; an
+    event decides, and the still-running processes are killed, not waited for."""
     event = json.dumps({"type": "MODIFIED", "object": {"n": 2}})
     kubectl = _watch_script(
         tmp_path,
-        f"printf '%s' {_sh(indented[:10])}\nsleep 0.1\n"
-        f"printf '%s\\n%s\\n' {_sh(indented[10:])} {_sh(event)}\nexec sleep 30\n",
+        'if [ "$4" = pods ]; then printf \'{"type":"ADDED","object":{"pod":1}}\\n\'; '
+        "exec sleep 30; fi\n"
+        f"printf '%s' {_sh(event[:10])}\nsleep 0.3\nprintf '%s\\n' {_sh(event[10:])}\n"
+        "exec sleep 30\n",
     )
     runner = KubectlRunner(ClusterConfig(kubectl=kubectl, namespace="testns"))
-    seen: list[Any] = []
+    seen = Recorder(decide=lambda seen: len(seen) == 2)
     started = time.monotonic()
-    ended = runner.watch(["get", "x", "--watch"], lambda d: seen.append(d) or len(seen) == 2,
-                         seconds=20)  # fmt: skip
-    assert ended is True
-    assert seen == [{"kind": "Deployment", "n": 1}, {"type": "MODIFIED", "object": {"n": 2}}]
+    end = runner.watch_together([["get", "deployments"], ["get", "pods"]], seen, seconds=20,
+                                wait=WAIT)  # fmt: skip
+    assert end == (True, None)
+    assert seen.seen == [(1, {"type": "ADDED", "object": {"pod": 1}}),
+                         (0, {"type": "MODIFIED", "object": {"n": 2}})]  # fmt: skip
     assert time.monotonic() - started < 5
 
 
-def test_watch_that_decides_nothing_ends_with_its_slice(tmp_path: Path) -> None:
+def test_what_a_watch_printed_is_judged_before_its_stderr_after_it(tmp_path: Path) -> None:
+    """kubectl prints its list, then logs the watch request (``-v=6``): a list longer than
+    one read of the pipe is judged whole before that line says it is complete."""
+    big = json.dumps({"type": "ADDED", "object": {"pad": "x" * 200_000}})
+    kubectl = _watch_script(
+        tmp_path, f"printf '%s\\n' {_sh(big)}\necho listed >&2\nexec sleep 30\n"
+    )
+    runner = KubectlRunner(ClusterConfig(kubectl=kubectl, namespace="testns"))
+    seen = Recorder(decide=lambda seen: seen[-1][1] == "stderr: listed")
+    assert runner.watch_together([["get", "x"]], seen, seconds=20, wait=WAIT) == (True, None)
+    assert [index for index, _ in seen.seen] == [0, 0]
+    assert seen.seen[0][1]["object"]["pad"] == "x" * 200_000
+
+
+def test_watches_that_decide_nothing_end_with_their_bound(tmp_path: Path) -> None:
     kubectl = _watch_script(tmp_path, "printf '{\"n\": 1}\\n'\nexec sleep 30\n")
     runner = KubectlRunner(ClusterConfig(kubectl=kubectl, namespace="testns"))
     started = time.monotonic()
-    assert runner.watch(["get", "x", "--watch"], lambda d: False, seconds=1) is False
+    end = runner.watch_together([["get", "x"], ["get", "y"]], Recorder(), seconds=1, wait=WAIT)
+    assert end == (False, None)
     assert 1 <= time.monotonic() - started < 5
 
 
-def test_watch_whose_kubectl_fails_raises_the_mapped_error(tmp_path: Path) -> None:
+def test_watches_wake_their_judge_when_a_grace_ends(tmp_path: Path) -> None:
+    kubectl = _watch_script(tmp_path, "exec sleep 30\n")
+    runner = KubectlRunner(ClusterConfig(kubectl=kubectl, namespace="testns"))
+    seen = Recorder(wake_in=0.5)
+    started = time.monotonic()
+    assert runner.watch_together([["get", "x"]], seen, seconds=20, wait=WAIT) == (True, None)
+    assert seen.woke and 0.5 <= time.monotonic() - started < 5
+
+
+def test_a_watch_the_server_ended_is_no_error(tmp_path: Path) -> None:
+    """kubectl get --watch exits 0 when the server closes the watch or the connection drops:
+    the wait starts it again."""
+    kubectl = _watch_script(
+        tmp_path, 'if [ "$4" = pods ]; then exec sleep 30; fi\nprintf \'{"n": 1}\\n\'\nexit 0\n'
+    )
+    runner = KubectlRunner(ClusterConfig(kubectl=kubectl, namespace="testns"))
+    seen = Recorder()
+    end = runner.watch_together([["get", "x"], ["get", "pods"]], seen, seconds=20, wait=WAIT)
+    assert end == (None, None)
+    assert seen.seen == [(0, {"n": 1})]
+
+
+def test_a_watch_whose_kubectl_fails_says_the_mapped_error(tmp_path: Path) -> None:
     kubectl = _watch_script(
         tmp_path, "echo 'error: You must be logged in to the server (Unauthorized)' >&2\nexit 1\n"
     )
     runner = KubectlRunner(ClusterConfig(kubectl=kubectl, namespace="testns"))
-    with pytest.raises(Unauthorized):
-        runner.watch(["get", "x", "--watch"], lambda d: True, seconds=5)
+    end = runner.watch_together([["get", "x"]], Recorder(), seconds=5, wait=WAIT)
+    assert end.decided is None and isinstance(end.failure, Unauthorized)
 
 
 def _sh(text: str) -> str:

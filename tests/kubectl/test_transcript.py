@@ -16,6 +16,7 @@ from kubectl_adapter.kubectl.transcript import (
     outcome,
     pasteable_manifest,
     watched,
+    watches,
     whole_wait,
 )
 
@@ -91,23 +92,6 @@ def test_a_pasted_apply_keeps_the_uid_and_leaves_out_the_resource_version() -> N
     assert pasteable_manifest(pasted) == (pasted, None)
 
 
-def test_a_wait_is_shown_once_as_the_whole_wait() -> None:
-    first = command(ROLLOUT, wait=Wait(300, True, 10))
-    assert first.startswith(
-        "kubectl -n ns rollout status deployment/web-1 --timeout=300s  # the adapter runs this "
-        "wait in 10 s slices until --timeout 300 s"
-    )
-    later = command(ROLLOUT, wait=Wait(300, False, 10))
-    assert later.startswith("# still waiting: next slice, kubectl -n ns rollout status")
-    assert bash_reads(later) == []  # a comment runs nothing
-
-
-def test_a_wait_of_one_slice_says_nothing_about_slices() -> None:
-    assert command(ROLLOUT, wait=Wait(5, True, 10)) == (
-        "kubectl -n ns rollout status deployment/web-1 --timeout=5s"
-    )
-
-
 @pytest.mark.parametrize(("total", "shown"), [(0.2, "1s"), (2.5, "2s"), (90.6, "91s")])
 def test_whole_wait_keeps_kubectls_whole_seconds(total: float, shown: str) -> None:
     assert whole_wait(ROLLOUT, total)[-1] == f"--timeout={shown}"
@@ -138,15 +122,23 @@ WATCH = ["/usr/bin/kubectl", "-n", "ns", "get", "deployments", "-l", "m=true", "
          "metadata.name=web-1", "--watch", "-o", "json", "--output-watch-events"]  # fmt: skip
 
 
-def test_a_watch_is_a_comment_and_the_wait_that_pastes_follows_it() -> None:
+PODS = ["/usr/bin/kubectl", "-n", "ns", "get", "pods", "-l", "m=true", "--watch", "-o", "json",
+        "--output-watch-events"]  # fmt: skip
+
+
+def test_a_waits_watches_are_comments_and_the_wait_that_pastes_follows_them() -> None:
     """Pasted, a watch never ends: bash reads only the command that waits the same way,
-    with the whole wait's --timeout; the watch that ran is named in a comment."""
-    shown = command(WATCH, wait=Wait(300, True, 10, ("x",)), by_hand=ROLLOUT)
+    with the whole wait's --timeout; the watches that ran are named in comments, and so
+    are they alone when started again after one broke off."""
+    shown = watches([WATCH, PODS], Wait(300, True), ROLLOUT)
     assert bash_reads(shown) == [["-n", "ns", "rollout", "status", "deployment/web-1",
                                   "--timeout=300s", ""]]  # fmt: skip
-    assert shown.startswith(f"# the adapter watches: {display(WATCH)}\n")
-    later = command(WATCH, wait=Wait(300, False, 10, ("x",)), by_hand=ROLLOUT)
-    assert later == f"# still waiting: next slice, {display(WATCH)}"
+    assert shown.startswith(
+        f"# the adapter watches: {display(WATCH)}\n# and at once: {display(PODS)}\n"
+    )
+    again = watches([WATCH, PODS], Wait(300, False), ROLLOUT)
+    assert bash_reads(again) == []
+    assert again.startswith("# a watch broke off: watching again\n")
 
 
 def test_a_read_whose_404_means_absent_goes_on_under_bash_e() -> None:
@@ -163,11 +155,12 @@ def test_a_read_whose_404_means_absent_goes_on_under_bash_e() -> None:
 
 @pytest.mark.parametrize(
     ("ended", "returncode", "said"),
-    [(True, None, "# the watch decided the wait after 1.20 s"),
-     (False, None, "# slice over after 1.2 s, the wait not decided yet"),
+    [(True, None, "# the watches decided the wait after 1.20 s"),
+     (False, None, "# the wait's time ran out after 1.2 s"),
+     (None, 0, "# a watch ended after 1.20 s (the server closed it, or the connection)"),
      (None, 1, "# exit 1 in 1.20 s: error: boom")],
 )  # fmt: skip
-def test_each_slice_of_a_watch_ends_in_a_comment(
+def test_a_waits_watches_end_in_a_comment(
     ended: bool | None, returncode: int | None, said: str
 ) -> None:
     assert watched(ended, returncode, 1.2, "error: boom\n") == said

@@ -17,6 +17,7 @@ from pytest_subprocess import FakeProcess
 
 from kubectl_adapter.contract import errors
 from kubectl_adapter.contract.models import DryRunPlan, Snapshot
+from kubectl_adapter.contract.naming import ProviderId
 from kubectl_adapter.contract.spec import ContainerSpec, parse_spec
 from kubectl_adapter.kubectl import commands
 from kubectl_adapter.kubectl.config import ClusterConfig
@@ -26,6 +27,7 @@ from kubectl_adapter.operations import waits
 from kubectl_adapter.operations.provider import KubernetesProvider
 from kubectl_adapter.rules import clock as clock_module
 from kubectl_adapter.rules.render import render_manifest
+from kubectl_adapter.rules.wait_verdicts import Seen, rollout_verdict
 from tests.k8s_objects import (
     NAME,
     condition,
@@ -39,6 +41,7 @@ from tests.k8s_objects import (
 )
 
 K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
+PID = ProviderId("testns", "web-1")
 # Every read of a Deployment asks kubectl to keep managedFields: drift is read from them.
 MANAGED_FIELDS = "--show-managed-fields"
 KW = ["kubectl", "-n", "testns"]  # waits carry no --request-timeout
@@ -84,7 +87,6 @@ NAMED = [
     "-v=6",
 ]
 EVENTS = [*K, "get", "events", "--field-selector", "type=Warning", "-o", "json"]
-SLICE_PASSES = ""  # a watch slice that saw no verdict
 TIMED_OUT = "error: timed out waiting for the condition\n"
 CONN_REFUSED = (
     'E1130 01:41:10.384773   14350 memcache.go:265] "Unhandled Error" err="couldn\'t get current '
@@ -106,8 +108,26 @@ SPEC: dict[str, Any] = {
 
 
 MANAGED = {"org.mieweb.opensource-server.managed": "true"}
-# One slice of a wait: the Deployment's watch (kubectl prints one JSON event per line).
+# A wait: the Deployment's watch and its Pods' (kubectl prints one JSON event per line).
 WATCH = [*KW, *commands.watch_deployment("web-1", MANAGED)]
+WATCH_PODS = [*KW, *commands.watch_pods(SELECTOR)]
+# kubectl -v=6's line for the watch request, after it printed what its list found.
+LISTED = {
+    "deployments": "I1201 20:13:24.942863   23620 round_trippers.go:560] GET https://127.0.0.1:"
+    "6443/apis/apps/v1/namespaces/testns/deployments?fieldSelector=metadata.name%3Dweb-1&"
+    "labelSelector=org.mieweb.opensource-server.managed%3Dtrue&resourceVersion=1002&watch=true "
+    "200 OK in 0 milliseconds\n",
+    "pods": "I1201 20:13:24.942901   23621 round_trippers.go:560] GET https://127.0.0.1:6443/api/"
+    "v1/namespaces/testns/pods?labelSelector=org.mieweb.opensource-server.container-id%3D42%2Corg.mieweb."
+    "opensource-server.managed%3Dtrue&resourceVersion=1002&watch=true 200 OK in 0 milliseconds\n",
+}
+
+
+def watch(fp: FakeProcess, deployment_events: str, pod_events: str = "", **more: Any) -> None:
+    """Register one run of a wait's two watches: what each prints, then its list is said
+    complete (``LISTED``); ``more`` for the Deployment's watch (an exit status, stderr)."""
+    fp.register(WATCH, stdout=deployment_events, **({"stderr": LISTED["deployments"]} | more))
+    fp.register(WATCH_PODS, stdout=pod_events, stderr=LISTED["pods"])
 
 
 def rollout(seconds: int = 300) -> list[str]:
@@ -138,8 +158,9 @@ ROLLED_OUT = events(deployment(available=None, conditions=[]), deployment())
 
 
 class Clock:
-    """A monotonic clock that moves only by the slices of the waits run so far: a faked
-    watch that ends without a verdict "takes" exactly its slice, nothing else takes time."""
+    """A monotonic clock that moves only by the waits run so far: faked watches that end
+    without a verdict "take" their whole bound, and a pause before watching again its
+    length; nothing else takes time."""
 
     def __init__(self, fp: FakeProcess) -> None:
         self.fp = fp
@@ -148,20 +169,24 @@ class Clock:
     def __call__(self) -> float:
         return 1000.0 + self.watched
 
+    def sleep(self, seconds: float) -> None:
+        self.watched += seconds
+
 
 @pytest.fixture
 def clock(fp: FakeProcess, monkeypatch: pytest.MonkeyPatch) -> Clock:
     fake = Clock(fp)
-    real_watch = KubectlRunner.watch
+    real_watch = KubectlRunner.watch_together
 
-    def watch(self: KubectlRunner, args: Any, on_object: Any, **kwargs: Any) -> bool:
-        ended = real_watch(self, args, on_object, **kwargs)
-        if not ended:
+    def watch_together(self: KubectlRunner, args: Any, watching: Any, **kwargs: Any) -> Any:
+        end = real_watch(self, args, watching, **kwargs)
+        if end.decided is False:
             fake.watched += kwargs["seconds"]
-        return ended
+        return end
 
-    monkeypatch.setattr(KubectlRunner, "watch", watch)
+    monkeypatch.setattr(KubectlRunner, "watch_together", watch_together)
     monkeypatch.setattr(waits, "monotonic", fake)
+    monkeypatch.setattr(waits.time, "sleep", fake.sleep)
     return fake
 
 
@@ -203,7 +228,7 @@ def test_create_applies_waits_and_reports_the_snapshot(fp: FakeProcess, clock: C
         stdout=APPLIED,
         stdin_callable=lambda text: seen.setdefault("manifest", text.decode()),
     )
-    fp.register(rollout(), stdout=ROLLED_OUT)
+    watch(fp, ROLLED_OUT)
 
     snapshot = make_provider().create(spec)
 
@@ -239,7 +264,12 @@ def test_create_applies_waits_and_reports_the_snapshot(fp: FakeProcess, clock: C
     }
     assert snapshot.message == "1/1 available"
     assert seen["manifest"] == render_manifest(spec, "testns")
-    assert calls(fp) == [GET, APPLY_JSON, WATCH]  # three kubectl processes, no final read
+    assert calls(fp) == [
+        GET,
+        APPLY_JSON,
+        WATCH,
+        WATCH_PODS,
+    ]  # three kubectl processes, no final read
 
 
 def test_create_refuses_a_foreign_deployment_and_changes_nothing(fp: FakeProcess) -> None:
@@ -281,23 +311,25 @@ def test_create_failing_at_the_apply_does_not_say_nothing_was_applied(fp: FakePr
 def test_a_wait_that_ends_on_a_failing_pod_is_rollout_failed_not_timeout(
     fp: FakeProcess, clock: Clock
 ) -> None:
-    # A bound shorter than one slice: the failure is first seen when the bound ends. Retrying
-    # the same spec would crash again, so the answer is RolloutFailed (permanent), not Timeout.
+    # The Pods' watch shows the crash loop; one read confirms it is the newest ReplicaSet's
+    # Pod, and the wait ends there: retrying the same spec would crash again, so the answer
+    # is RolloutFailed (permanent), not Timeout.
     dep = deployment(available=None, conditions=[])
     rs = replicaset(dep)
     crashing = pod(rs, ready=False, waiting=("CrashLoopBackOff", "back-off 10s"), restarts=3)
     fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
-    fp.register(WATCH, stdout=SLICE_PASSES)
+    watch(fp, events(dep), events(crashing))
     fp.register(READ, stdout=kubectl_list([dep, rs, crashing]))
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.RolloutFailed) as info:
-        make_provider(timeout=2).create(parse_spec(SPEC))
+        make_provider(timeout=300).create(parse_spec(SPEC))
     assert info.value.message.startswith(
         "rollout of testns/web-1 cannot succeed: pod web-1-5d8f7c9b6d-abcde container main: "
         "CrashLoopBackOff"
     )
     assert info.value.details["failing"]
+    assert clock() - 1000.0 == 0  # as the watch shows it, not after a slice
 
 
 def test_create_retried_after_partial_failure_converges(fp: FakeProcess, clock: Clock) -> None:
@@ -305,10 +337,10 @@ def test_create_retried_after_partial_failure_converges(fp: FakeProcess, clock: 
     half_done = deployment(available=None, conditions=[])
     fp.register(GET, stdout=kubectl_object(half_done))
     fp.register(APPLY_JSON, stdout=APPLIED)
-    fp.register(rollout(), stdout=ROLLED_OUT)
+    watch(fp, ROLLED_OUT)
     snapshot = make_provider().create(parse_spec(SPEC))
     assert isinstance(snapshot, Snapshot) and snapshot.status == "running"
-    assert calls(fp) == [GET, APPLY_JSON, WATCH]
+    assert calls(fp) == [GET, APPLY_JSON, WATCH, WATCH_PODS]
 
 
 def test_create_timeout_explains_why(fp: FakeProcess, clock: Clock) -> None:
@@ -327,7 +359,7 @@ def test_create_timeout_explains_why(fp: FakeProcess, clock: Clock) -> None:
     pending = pod(rs, ready=False, ip=None, phase="Pending")
     fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
-    fp.register(WATCH, stdout=SLICE_PASSES)
+    watch(fp, events(dep), events(pending))
     fp.register(READ, stdout=kubectl_list([dep, rs, pending]))
     fp.register(
         EVENTS,
@@ -344,7 +376,7 @@ def test_create_timeout_explains_why(fp: FakeProcess, clock: Clock) -> None:
     assert "Available=False MinimumReplicasUnavailable" in message
     assert "pod web-1-5d8f7c9b6d-abcde: Pending" in message
     assert "event FailedMount" in message
-    assert clock() - 1000.0 == 2  # the one slice --timeout 2 allows
+    assert clock() - 1000.0 == 2  # the watches ran the whole --timeout 2
     assert info.value.details["failing"] == []
     assert info.value.exit_code == 7
 
@@ -363,14 +395,13 @@ def test_create_with_a_bad_image_fails_early_naming_the_reason(
     )
     fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
-    fp.register(WATCH, stdout=SLICE_PASSES)
-    fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # failure detection
-    fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # diagnostics
+    watch(fp, events(dep), events(stuck))
+    fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # is it the new Pod? + diagnostics
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.RolloutFailed) as info:
         make_provider(timeout=300).create(parse_spec(SPEC))
     assert "ImagePullBackOff" in info.value.message
-    assert clock() - 1000.0 == 10  # one slice, not the whole 300 s
+    assert clock() - 1000.0 == 0  # as the Pods' watch shows it, not after the 300 s
     assert info.value.exit_code == 10
 
 
@@ -388,41 +419,40 @@ def test_create_progress_deadline_is_rollout_failed(fp: FakeProcess, clock: Cloc
     )
     fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
-    fp.register(
-        rollout(), stderr='error: deployment "web-1" exceeded its progress deadline\n', returncode=1
-    )
+    watch(fp, events(dep))
     fp.register(READ, stdout=kubectl_list([dep]))
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.RolloutFailed, match="ProgressDeadlineExceeded"):
         make_provider().create(parse_spec(SPEC))
+    assert clock() - 1000.0 == 0
 
 
 def test_create_waits_out_the_unschedulable_grace(
     fp: FakeProcess, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Unschedulable is often transient: the wait ends only once the pod has been
-    unschedulable for 15 s, with a slice cut to end just after the grace."""
+    """Unschedulable is often transient: inside its 15 s grace it is no failure, and no
+    read asks; past it (the watches judge again when it ends), one read confirms it."""
     scheduler_said_no = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
-    # The wall clock moves with the fake waits; the scheduler answered 1 s after the apply.
-    monkeypatch.setattr(
-        clock_module, "utc_now", lambda: scheduler_said_no + timedelta(seconds=clock() - 999)
-    )
+    now = [scheduler_said_no + timedelta(seconds=1)]
+    monkeypatch.setattr(clock_module, "utc_now", lambda: now[0])
     dep = deployment(available=None, conditions=[])
     rs = replicaset(dep)
     stuck = pod(rs, ready=False, ip=None, phase="Pending", unschedulable="0/1 nodes are available")
     stuck["status"]["conditions"][0]["lastTransitionTime"] = "2026-11-30T12:00:00Z"
+    seen = Seen(dep, True, [stuck], True)
+    inside = rollout_verdict(PID, seen, None, "create", now[0])
+    assert (inside.done, inside.suspect, inside.wake_in) == (False, None, 14.0)
+    now[0] = scheduler_said_no + timedelta(seconds=16)
+    past = rollout_verdict(PID, seen, None, "create", now[0])
+    assert past.suspect is not None and "Unschedulable" in past.suspect[1]
     fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
-    fp.register(WATCH, stdout=SLICE_PASSES)
-    fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # 11 s: inside the grace
-    fp.register(WATCH, stdout=SLICE_PASSES)  # cut to end just after the grace
-    fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # 16 s: past it
-    fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # diagnostics
+    watch(fp, events(dep), events(stuck))
+    fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.RolloutFailed, match="Unschedulable") as info:
         make_provider(timeout=300).create(parse_spec(SPEC))
     assert "(unschedulable for 16s)" in info.value.message
-    assert clock() - 1000.0 == 15
 
 
 def test_create_stops_on_replica_failure(fp: FakeProcess, clock: Clock) -> None:
@@ -440,15 +470,14 @@ def test_create_stops_on_replica_failure(fp: FakeProcess, clock: Clock) -> None:
     rs = replicaset(dep)
     fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
-    fp.register(WATCH, stdout=SLICE_PASSES)
-    fp.register(READ, stdout=kubectl_list([dep, rs]))  # failure detection
-    fp.register(READ, stdout=kubectl_list([dep, rs]))  # diagnostics
+    watch(fp, events(dep))
+    fp.register(READ, stdout=kubectl_list([dep, rs]))  # confirmed, and the diagnostics
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.RolloutFailed) as info:
         make_provider(timeout=300).create(parse_spec(SPEC))
     assert f"cannot succeed: ReplicaFailure FailedCreate: {quota} |" in info.value.message
     assert "ReplicaFailure=True FailedCreate" in info.value.message  # the diagnostics too
-    assert clock() - 1000.0 == 10
+    assert clock() - 1000.0 == 0
 
 
 def test_create_dry_run_runs_nothing(fp: FakeProcess) -> None:
@@ -461,11 +490,11 @@ def test_create_dry_run_runs_nothing(fp: FakeProcess) -> None:
         "# the adapter watches: kubectl -n testns get deployments -l "
         "org.mieweb.opensource-server.managed=true --field-selector metadata.name=web-1 "
         "--watch -o json --output-watch-events --show-managed-fields",
+        f"# and at once: kubectl -n testns get pods -l {SELECTOR} --watch -o json "
+        "--output-watch-events",
         "# (judging each event, killed once the wait is decided; pasted, a watch never ends: "
         "the next line waits for the same end state)",
-        "kubectl -n testns rollout status deployment/web-1 --timeout=300s  # the adapter runs "
-        "this wait in 10 s slices until --timeout 300 s, with a read between slices to stop "
-        "early when the wait cannot succeed",
+        "kubectl -n testns rollout status deployment/web-1 --timeout=300s",
     ]
     assert plan.manifest is not None and "web-1" in plan.manifest
     assert fp.calls == type(fp.calls)()
@@ -487,7 +516,7 @@ def test_create_without_namespace_uses_the_contexts(fp: FakeProcess, clock: Cloc
     )
     fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
-    fp.register(rollout(), stdout=ROLLED_OUT)
+    watch(fp, ROLLED_OUT)
     provider = KubernetesProvider(ClusterConfig())
     assert provider.create(parse_spec(SPEC)).namespace == "testns"  # type: ignore[union-attr]
 
@@ -700,11 +729,11 @@ NOT_FOUND = 'Error from server (NotFound): deployments.apps "web-1" not found\n'
 
 def test_start_scales_a_stopped_workload_and_waits(fp: FakeProcess, clock: Clock) -> None:
     fp.register(PATCH_1, stdout=STARTING)
-    fp.register(WATCH, stdout=ROLLED_OUT)
+    watch(fp, ROLLED_OUT)
     snapshot = make_provider().start("testns/web-1")
     assert isinstance(snapshot, Snapshot) and snapshot.status == "running"
     assert (snapshot.message, snapshot.pod_ip) == ("1/1 available", None)
-    assert calls(fp) == [PATCH_1, WATCH]
+    assert calls(fp) == [PATCH_1, WATCH, WATCH_PODS]
     ops = json.loads(PATCH_1[PATCH_1.index("-p") + 1])
     assert ops[0] == {
         "op": "test",
@@ -714,37 +743,38 @@ def test_start_scales_a_stopped_workload_and_waits(fp: FakeProcess, clock: Clock
     assert ops[-1] == {"op": "replace", "path": "/spec/replicas", "value": 1}
 
 
-def test_a_sliced_wait_is_logged_once_as_the_whole_wait(
+def test_a_wait_is_logged_once_as_the_whole_wait(
     fp: FakeProcess, clock: Clock, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """-v shows the wait as an operator would paste it: the adapter's watch as a comment,
+    """-v shows the wait as an operator would paste it: the adapter's watches as comments,
     then the one command that waits for the same end state bounded by --timeout; the
-    slices that follow (after the read between them) are comments."""
+    watches started again after one broke off are comments."""
     caplog.set_level(logging.INFO, logger="kubectl_adapter")
     fp.register(PATCH_1, stdout=kubectl_object(deployment(available=None, observed=2)))
-    fp.register(WATCH, stdout=SLICE_PASSES)
-    fp.register(READ, stdout=kubectl_list(running_objects()))  # between the slices
-    fp.register(WATCH, stdout=events(deployment()))
+    # The API server restarts mid-wait: kubectl's list is refused, it exits 1.
+    watch(fp, events(deployment(available=None)), stderr=CONN_REFUSED, returncode=1)
+    watch(fp, events(deployment()))  # started again at once: it had got through before
     make_provider(timeout=300, verbose=True).start("testns/web-1")
     logged = [r.getMessage() for r in caplog.records if r.name == "kubectl_adapter"]
     waits = [line for line in logged if "--watch" in line]
-    watch = (
+    watch_deployment = (
         "kubectl -n testns get deployments -l org.mieweb.opensource-server.managed=true "
         "--field-selector metadata.name=web-1 --watch -o json --output-watch-events "
-        "--show-managed-fields"
+        "--show-managed-fields"  # the run's -v=6 stays off the log at -v
     )
+    watch_pods = f"kubectl -n testns get pods -l {SELECTOR} --watch -o json --output-watch-events"
     assert waits == [
-        f"# the adapter watches: {watch}\n"
+        f"# the adapter watches: {watch_deployment}\n"
+        f"# and at once: {watch_pods}\n"
         "# (judging each event, killed once the wait is decided; pasted, a watch never ends: "
         "the next line waits for the same end state)\n"
-        "kubectl -n testns rollout status deployment/web-1 --timeout=300s  # the adapter runs "
-        "this wait in 10 s slices until --timeout 300 s, with a read between slices to stop "
-        "early when the wait cannot succeed",
-        f"# still waiting: next slice, {watch}",
+        "kubectl -n testns rollout status deployment/web-1 --timeout=300s",
+        "# a watch broke off: watching again\n"
+        f"# the adapter watches: {watch_deployment}\n"
+        f"# and at once: {watch_pods}",
     ]
-    # patch, the wait, the read between slices; no read after the wait
-    assert sum(1 for line in logged if not line.splitlines()[-1].startswith("#")) == 3
-    assert calls(fp) == [PATCH_1, WATCH, READ, WATCH]
+    # patch, the watches, the watches again; no read after the wait
+    assert calls(fp) == [PATCH_1, WATCH, WATCH_PODS, WATCH, WATCH_PODS]
 
 
 def test_start_of_a_running_workload_waits_for_nothing(fp: FakeProcess, clock: Clock) -> None:
@@ -809,11 +839,11 @@ def test_lifecycle_refuses_another_nodes_workload(fp: FakeProcess) -> None:
 def test_stop_scales_to_zero_and_waits_until_no_pod_is_live(fp: FakeProcess, clock: Clock) -> None:
     fp.register(PATCH_0, stdout=STOPPING)
     gone = deployment(replicas=0, generation=2, observed=2, available=None, total=0)
-    fp.register(WATCH, stdout=events(deployment(replicas=0, generation=2, observed=2), gone))
+    watch(fp, events(deployment(replicas=0, generation=2, observed=2), gone))
     snapshot = make_provider().stop("testns/web-1")
     assert isinstance(snapshot, Snapshot)
     assert (snapshot.status, snapshot.replicas, snapshot.pod_ip) == ("offline", 0, None)
-    assert calls(fp) == [PATCH_0, WATCH]
+    assert calls(fp) == [PATCH_0, WATCH, WATCH_PODS]
 
 
 def test_stop_twice_is_safe(fp: FakeProcess) -> None:
@@ -830,7 +860,7 @@ def test_stop_wait_timeout_says_which_pods_remain(fp: FakeProcess, clock: Clock)
     stuck = pod(rs)
     fp.register(PATCH_0, stdout=STOPPING)
     for _ in range(2):  # two 10 s slices: a pod still counted
-        fp.register(WATCH, stdout=events(dep))
+        watch(fp, events(dep))
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.Timeout, match="pods of testns/web-1 still present"):
@@ -841,7 +871,7 @@ def test_stop_wait_timeout_says_which_pods_remain(fp: FakeProcess, clock: Clock)
 def test_stop_ignores_pods_kubernetes_never_deletes(fp: FakeProcess, clock: Clock) -> None:
     """An evicted (Failed) Pod is not in status.replicas: the wait ends without it."""
     fp.register(PATCH_0, stdout=STOPPING)
-    fp.register(WATCH, stdout=events(deployment(replicas=0, generation=2, observed=2, total=0,
+    watch(fp, events(deployment(replicas=0, generation=2, observed=2, total=0,
                                                 available=None)))  # fmt: skip
     assert make_provider(timeout=20).stop("testns/web-1").status == "offline"  # type: ignore[union-attr]
     assert clock() - 1000.0 == 0
@@ -944,11 +974,11 @@ def _reconfigure(
         stdin_callable=lambda text: seen.setdefault("manifest", text.decode()),
     )
     if expect_rollout:
-        fp.register(WATCH, stdout=events(applied, after))
+        watch(fp, events(applied, after))
     result = make_provider().reconfigure("testns/web-1", parse_spec(spec))
     assert isinstance(result, Snapshot)
     # No read after the wait: the snapshot is the Deployment the wait ended on.
-    assert calls(fp) == [GET, APPLY_JSON, *([WATCH] if expect_rollout else [])]
+    assert calls(fp) == [GET, APPLY_JSON, *([WATCH, WATCH_PODS] if expect_rollout else [])]
     return result, seen["manifest"]
 
 
@@ -1036,15 +1066,14 @@ def test_reconfigure_rollback_reports_failure_and_rollback(fp: FakeProcess, cloc
     )
     fp.register(GET, stdout=kubectl_object(deployment()))
     fp.register(APPLY_JSON, stdout=kubectl_object(dep))
-    fp.register(WATCH, stdout=SLICE_PASSES)
+    watch(fp, events(dep), events(pod(old_rs, "old11"), crashing))
     objects = kubectl_list([dep, old_rs, new_rs, pod(old_rs, "old11"), crashing])
-    fp.register(READ, stdout=objects)
-    fp.register(READ, stdout=objects)
+    fp.register(READ, stdout=objects)  # the new ReplicaSet's Pod: the diagnostics too
     fp.register(EVENTS, stdout=kubectl_list([]))
     fp.register(
         [*K, "rollout", "undo", "deployment/web-1"], stdout="deployment.apps/web-1 rolled back\n"
     )
-    fp.register(rollout(), stdout=ROLLED_OUT)
+    watch(fp, ROLLED_OUT)
     with pytest.raises(errors.RolloutFailed) as info:
         make_provider().reconfigure(
             "testns/web-1", parse_spec(SPEC | {"entrypoint": "false"}), rollback_on_failure=True
@@ -1236,7 +1265,7 @@ def test_reconfigure_applies_again_when_only_the_resource_version_moved(
         stdout=kubectl_object(after),
         stdin_callable=lambda text: manifests.append(text.decode()),
     )
-    fp.register(rollout(), stdout=ROLLED_OUT)
+    watch(fp, ROLLED_OUT)
     snapshot = make_provider().reconfigure("testns/web-1", parse_spec(SPEC | {"cpus": 0.5}))
     assert isinstance(snapshot, Snapshot)
     assert (snapshot.status, snapshot.replicas) == ("offline", 0)
@@ -1257,7 +1286,7 @@ def test_reconfigure_gives_up_on_a_deployment_that_keeps_changing(fp: FakeProces
 def test_start_raced_by_a_stop_is_a_conflict(fp: FakeProcess, clock: Clock) -> None:
     # The stop scaled to 0 while start waited: the watch shows it as it happens.
     fp.register(PATCH_1, stdout=STARTING)
-    fp.register(WATCH, stdout=events(deployment(replicas=0, generation=3, observed=2)))
+    watch(fp, events(deployment(replicas=0, generation=3, observed=2)))
     with pytest.raises(errors.Conflict, match=r"scaled to 0 .* by another operation") as info:
         make_provider().start("testns/web-1")
     assert info.value.exit_code == 6
@@ -1278,7 +1307,7 @@ def test_start_or_create_raced_by_a_delete_is_not_found(
         fp.register(APPLY_JSON, stdout=APPLIED)
     deleted = json.dumps({"type": "DELETED", "object": deployment()}) + "\n"
     rolling = deployment(available=None, conditions=[])
-    fp.register(WATCH, stdout=events(rolling, deployment(deleting=True)) + deleted)
+    watch(fp, events(rolling, deployment(deleting=True)) + deleted)
     provider = make_provider()
     run = (
         (lambda: provider.start("testns/web-1"))
@@ -1287,7 +1316,7 @@ def test_start_or_create_raced_by_a_delete_is_not_found(
     )
     with pytest.raises(errors.NotFound, match=f"deleted by another operation while {operation}"):
         run()
-    assert calls(fp)[-1] == WATCH
+    assert calls(fp)[-2:] == [WATCH, WATCH_PODS]
     assert clock() - 1000.0 == 0  # at once, not after a slice
 
 
@@ -1296,7 +1325,7 @@ def test_start_whose_watch_sees_the_deployment_deleted_is_not_found(
 ) -> None:
     deleted = json.dumps({"type": "DELETED", "object": deployment()}) + "\n"
     fp.register(PATCH_1, stdout=STARTING)
-    fp.register(WATCH, stdout=events(deployment(available=None)) + deleted)
+    watch(fp, events(deployment(available=None)) + deleted)
     with pytest.raises(errors.NotFound, match="deleted by another operation while start"):
         make_provider().start("testns/web-1")
 
@@ -1309,33 +1338,50 @@ def test_start_of_a_deployment_being_deleted_says_so_at_once(fp: FakeProcess, cl
     assert len(fp.calls) == 1
 
 
-def test_start_of_a_paused_deployment_that_cannot_roll_says_so(
-    fp: FakeProcess, clock: Clock
-) -> None:
-    paused = deployment(generation=2, observed=2, available=None, updated=0)
-    paused["spec"]["paused"] = True
+def test_start_of_a_paused_deployment_waits_for_its_replica(fp: FakeProcess, clock: Clock) -> None:
+    """A paused Deployment still scales (its current ReplicaSet): start succeeds once the
+    replica is available, though a template change the pause holds back is not rolled out."""
+    scaling = deployment(generation=2, observed=2, available=None, updated=0)
+    scaling["spec"]["paused"] = True
+    scaled = deployment(generation=2, observed=2, available=1, updated=0)
+    scaled["spec"]["paused"] = True
     fp.register(PATCH_1, stdout=STARTING)
-    fp.register(WATCH, stdout=events(paused))
-    fp.register(READ, stdout=kubectl_list([paused]))
-    fp.register(EVENTS, stdout=kubectl_list([]))
-    with pytest.raises(errors.RolloutFailed, match="paused"):
-        make_provider().start("testns/web-1")
+    watch(fp, events(scaling, scaled))
+    snapshot = make_provider().start("testns/web-1")
+    assert isinstance(snapshot, Snapshot) and snapshot.status == "running"
     assert clock() - 1000.0 == 0
 
 
-def test_start_whose_deployment_is_deleted_between_wait_slices_is_not_found(
+def test_a_rollout_a_pause_holds_back_says_so_at_once(fp: FakeProcess, clock: Clock) -> None:
+    """What create and reconfigure wait for is the new template's rollout: paused, it
+    cannot finish until someone resumes it."""
+    paused = deployment(generation=2, observed=2, available=1, updated=0, total=1)
+    paused["spec"]["paused"] = True
+    fp.register(GET, stdout=kubectl_object(deployment()))
+    fp.register(APPLY_JSON, stdout=kubectl_object(paused))
+    watch(fp, events(paused))
+    fp.register(READ, stdout=kubectl_list([paused]))
+    fp.register(EVENTS, stdout=kubectl_list([]))
+    with pytest.raises(errors.RolloutFailed, match="paused"):
+        make_provider().create(parse_spec(SPEC))
+    assert clock() - 1000.0 == 0
+
+
+def test_start_whose_deployment_is_deleted_before_the_watch_lists_is_not_found(
     fp: FakeProcess, clock: Clock
 ) -> None:
+    """Deleted between the patch and the watch's list: kubectl prints nothing for an empty
+    list, and its -v=6 line for the watch request says the list is complete."""
     fp.register(PATCH_1, stdout=STARTING)
-    fp.register(WATCH, stdout=SLICE_PASSES)
-    fp.register(READ, stdout=kubectl_list([]))  # the read between slices: gone
+    watch(fp, "")
     with pytest.raises(errors.NotFound, match="deleted by another operation while start"):
         make_provider(timeout=60).start("testns/web-1")
+    assert clock() - 1000.0 == 0
 
 
 def test_start_of_a_replaced_deployment_is_a_conflict(fp: FakeProcess, clock: Clock) -> None:
     fp.register(PATCH_1, stdout=STARTING)
-    fp.register(WATCH, stdout=events(deployment(uid="uid-new")))
+    watch(fp, events(deployment(uid="uid-new")))
     with pytest.raises(errors.Conflict, match="replaced"):
         make_provider().start("testns/web-1")
 
@@ -1367,7 +1413,7 @@ def test_delete_raced_by_a_delete_is_already_missing(fp: FakeProcess) -> None:
 
 def test_stop_raced_by_a_start_says_so_at_once(fp: FakeProcess, clock: Clock) -> None:
     fp.register(PATCH_0, stdout=STOPPING)
-    fp.register(WATCH, stdout=events(deployment(replicas=0, generation=2, observed=2),
+    watch(fp, events(deployment(replicas=0, generation=2, observed=2),
                                      deployment(generation=3, observed=2)))  # fmt: skip
     with pytest.raises(errors.Conflict, match="scaled back up to 1 replica") as info:
         make_provider(timeout=300).stop("testns/web-1")
@@ -1393,7 +1439,14 @@ def _argv(shown: str) -> list[str]:
 
 
 def _without_notes(plan: DryRunPlan) -> list[list[str]]:
-    return [_argv(command) for command in plan.commands]
+    """Each command a plan runs: a wait's entry names each watch it runs at once."""
+    argvs = []
+    for command in plan.commands:
+        lines = command.split("\n")
+        watches = [line for line in lines if line.startswith("# and at once: ")]
+        argvs.append(_argv(command))
+        argvs.extend(_argv(line.removeprefix("# and at once: ")) for line in watches)
+    return argvs
 
 
 def _uncommented(shown: str) -> str:
@@ -1433,9 +1486,9 @@ def _planned_then_ran(
 def test_dry_run_create_equals_the_real_run(fp: FakeProcess, clock: Clock) -> None:
     fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
-    fp.register(rollout(), stdout=ROLLED_OUT)
+    watch(fp, ROLLED_OUT)
     planned, ran = _planned_then_ran(fp, 0, lambda p: p.create(parse_spec(SPEC)))
-    assert planned == ran == [GET, APPLY_JSON, WATCH]
+    assert ran == [GET, APPLY_JSON, WATCH, WATCH_PODS] and planned == [quiet(c) for c in ran]
 
 
 @pytest.mark.parametrize("replicas", [0, 1])
@@ -1444,20 +1497,21 @@ def test_dry_run_start_equals_the_real_run(fp: FakeProcess, clock: Clock, replic
     fp.register(GET, stdout=kubectl_object(before))  # the dry run's read
     fp.register(PATCH_1, stdout=STARTING if replicas == 0 else kubectl_object(before))
     if replicas == 0:
-        fp.register(WATCH, stdout=ROLLED_OUT)
+        watch(fp, ROLLED_OUT)
     planned, ran = _planned_then_ran(fp, 1, lambda p: p.start("testns/web-1"))
-    assert ran == ([PATCH_1, WATCH] if replicas == 0 else [PATCH_1])
-    # the patch runs with -v=6 (a 5xx with a nameless body is typed by its status line), and
-    # the plan, like the -v log, leaves kubectl's own verbosity out of the pasteable line
+    assert ran == ([PATCH_1, WATCH, WATCH_PODS] if replicas == 0 else [PATCH_1])
+    # the patch runs with -v=7 and the watches with -v=6 (kubectl's log follows their
+    # requests), and the plan, like the -v log, leaves kubectl's own verbosity out of the
+    # pasteable line
     assert planned == [quiet(c) for c in ran]
 
 
 def test_dry_run_stop_equals_the_real_run(fp: FakeProcess, clock: Clock) -> None:
     fp.register(GET, stdout=kubectl_object(deployment()))
     fp.register(PATCH_0, stdout=STOPPING)
-    fp.register(WATCH, stdout=events(deployment(replicas=0, generation=2, observed=2, total=0)))
+    watch(fp, events(deployment(replicas=0, generation=2, observed=2, total=0)))
     planned, ran = _planned_then_ran(fp, 1, lambda p: p.stop("testns/web-1"))
-    assert ran == [PATCH_0, WATCH] and planned == [quiet(c) for c in ran]
+    assert ran == [PATCH_0, WATCH, WATCH_PODS] and planned == [quiet(c) for c in ran]
 
 
 def test_dry_run_delete_equals_the_real_run(fp: FakeProcess) -> None:
@@ -1485,7 +1539,7 @@ def test_dry_run_reconfigure_equals_the_real_run(
         stdin_callable=lambda text: sent.append(text.decode()),
     )
     if replicas:
-        fp.register(rollout(), stdout=events(after))
+        watch(fp, events(after))
     spec = parse_spec(SPEC | {"cpus": 0.5})
     plans: list[Any] = []
 
@@ -1495,7 +1549,8 @@ def test_dry_run_reconfigure_equals_the_real_run(
 
     planned, ran = _planned_then_ran(fp, 1, reconfigure)
     # A stopped workload has no Pod to roll out: no wait.
-    assert planned == ran == [GET, APPLY_JSON, *([rollout()] if replicas else [])]
+    assert ran == [GET, APPLY_JSON, *([WATCH, WATCH_PODS] if replicas else [])]
+    assert planned == [quiet(c) for c in ran]
     # The manifest shown is the one sent, less the resourceVersion (the uid stays): pasted
     # later it still applies, and only to this Deployment.
     assert pasteable_manifest(sent[0]) == (plans[0].manifest, '"1001"')
@@ -1592,7 +1647,7 @@ def test_reconfigure_takes_back_a_sidecar_and_says_so(fp: FakeProcess, clock: Cl
     unobserved = json.loads(json.dumps(cleaned))
     unobserved["status"]["observedGeneration"] = 1  # the patch's rollout has not begun
     fp.register(restore, stdout=kubectl_object(unobserved))
-    fp.register(WATCH, stdout=events(cleaned))
+    watch(fp, events(cleaned))
     results: list[Any] = []
 
     def reconfigure(provider: KubernetesProvider) -> Any:
@@ -1602,7 +1657,8 @@ def test_reconfigure_takes_back_a_sidecar_and_says_so(fp: FakeProcess, clock: Cl
         return results[-1]
 
     planned, ran = _planned_then_ran(fp, 1, reconfigure)
-    assert planned == ran == [GET, APPLY_JSON, restore, WATCH]
+    assert ran == [GET, APPLY_JSON, restore, WATCH, WATCH_PODS]
+    assert planned == [quiet(c) for c in ran]
     snapshot = results[-1]
     assert isinstance(snapshot, Snapshot)
     assert snapshot.drift.state == "in-sync"
@@ -1622,10 +1678,26 @@ def test_reconfigure_without_foreign_fields_makes_no_patch(fp: FakeProcess, cloc
     fp.register(APPLY_JSON, stdout=kubectl_object(applied))
     rolled_out = json.loads(json.dumps(applied))
     rolled_out["status"]["observedGeneration"] = 2
-    fp.register(rollout(), stdout=events(rolled_out))  # the snapshot's drift is read from it
+    watch(fp, events(rolled_out))  # the snapshot's drift is read from it
     snapshot = make_provider().reconfigure(
         "testns/web-1", parse_spec(SPEC | {"env": {"KEY": "value"}})
     )
-    assert calls(fp) == [GET, APPLY_JSON, WATCH]
+    assert calls(fp) == [GET, APPLY_JSON, WATCH, WATCH_PODS]
     assert isinstance(snapshot, Snapshot)
     assert [(c.what, c.by) for c in snapshot.drift.restored] == [("image", ["kubectl-edit"])]
+
+
+def test_a_wait_whose_api_server_stays_unreachable_is_unavailable_after_ten_seconds(
+    fp: FakeProcess, clock: Clock
+) -> None:
+    """Watches started again while the API server refuses connections: after 0.5, 1, 2 s…
+    between attempts; once it has been unreachable for 10 s in a row (not --timeout's 300),
+    Unavailable."""
+    fp.register(PATCH_1, stdout=STARTING)
+    for _ in range(8):  # at 0, 0.5, 1.5, 3.5, 5.5, 7.5, 9.5 and 11.5 s
+        fp.register(WATCH, stderr=CONN_REFUSED, returncode=1)
+        fp.register(WATCH_PODS, stderr=LISTED["pods"])
+    with pytest.raises(errors.Unavailable, match="refused"):
+        make_provider(timeout=300).start("testns/web-1")
+    assert clock() - 1000.0 == 11.5
+    assert len(fp.calls) == 1 + 2 * 8

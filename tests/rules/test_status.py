@@ -443,6 +443,16 @@ MORE_CASES: list[tuple[str, dict[str, Any] | None, list[dict[str, Any]], Status,
         "1/1 available",
     ),
     (
+        "paused with a changed template, the old pod serving: running, the rollout paused",
+        {
+            **deployment(generation=3, observed=3, updated=0),
+            "spec": {**deployment()["spec"], "paused": True},
+        },
+        _rs_pods(deployment()),
+        Status.RUNNING,
+        "1/1 available; rollout paused (kubectl rollout resume deployment/web-1)",
+    ),
+    (
         "being deleted while its pod crash-loops: offline",
         deployment(deleting=True, available=None),
         [CRASHING],
@@ -544,3 +554,20 @@ def test_rollout_check_ignores_pods_it_does_not_own() -> None:
     dep = deployment(available=None, conditions=[])
     assert _check(dep, [earlier_rs, replicaset(dep)], [orphan]) == (None, None)
     assert _check(earlier, [earlier_rs, replicaset(dep)], [orphan]).failure is not None
+
+
+def test_a_paused_deployment_reports_the_image_its_pod_runs() -> None:
+    """Its changed template gets no ReplicaSet until resumed: the snapshot reports the
+    newest ReplicaSet's image (and limits), what the Pod really runs; drift names both."""
+    from kubectl_adapter.rules.snapshots import snapshot_document
+
+    old = deployment(image="nginx:1.26")
+    rs = replicaset(old)
+    rs["spec"]["template"] = old["spec"]["template"]
+    changed = deployment(image="nginx:1.27", generation=2, observed=2, updated=0)
+    changed["spec"]["paused"] = True
+    document = snapshot_document(changed, [rs], [pod(rs)], now=NOW)
+    assert (document["image"], document["status"]) == ("nginx:1.26", "running")
+    assert "rollout paused" in document["message"]
+    changed["spec"]["paused"] = False  # rolling out: the template is what is coming
+    assert snapshot_document(changed, [rs], [pod(rs)], now=NOW)["image"] == "nginx:1.27"

@@ -1,0 +1,481 @@
+"""Waits that judge what Kubernetes really does (issue 24): each wait ends when what it waits
+for has happened in the cluster, and as soon as it can no longer happen.
+
+Real CLI, real kubectl, the fake API server. The times asserted run from the moment the fake
+showed the end state (or the failure) to the moment the CLI process had answered: the
+fake's store and request hooks say when things happened.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import Cluster, Result, spec, unique
+from tests.fakecluster import FakeCluster
+
+NS = "testns"
+TIMEOUT = ["--timeout", "30"]
+# The bounds of issue 24, plus the CLI process's own exit (interpreter teardown) on a
+# loaded 2-core machine.
+EXIT = 0.5
+DELETION_SEEN = 1.0 + EXIT
+FAILURE_SEEN = 2.0 + EXIT
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cluster, FakeCluster]]:
+    workdir: Path = tmp_path_factory.mktemp("judged")
+    with FakeCluster(
+        workdir / "fake",
+        namespaces=(NS,),
+        default_namespace=NS,
+        pod_ready_delay=0.2,
+        termination_delay=0.1,
+    ) as fake:
+        yield Cluster(str(fake.kubeconfig), fake.context, NS, workdir, fake), fake
+
+
+def _why(result: Result) -> str:
+    return f"{result.code} {result.seconds:.1f}s {str(result.doc)[:1500]} {result.stderr[-1500:]}"
+
+
+def _timed(call: Callable[[], Result]) -> tuple[Result, float]:
+    """The result and the moment (``monotonic``) the CLI process had answered."""
+    result = call()
+    return result, time.monotonic()
+
+
+def _running(cluster: Cluster, prefix: str, image: str = "nginx:latest") -> tuple[str, str]:
+    name, cid = cluster.workload(prefix)
+    result = cluster.adapter("create", "--spec", "-", stdin=spec(name, cid, image=image))
+    assert result.code == 0, _why(result)
+    return name, cid
+
+
+def _pods(fake: FakeCluster, name: str) -> list[dict[str, Any]]:
+    return [p for p in fake.list("pods", NS) if p["metadata"]["name"].startswith(f"{name}-")]
+
+
+class FirstSeen:
+    """When the fake's store first held a state (``predicate`` over the fake, run on every
+    write): a thread waits on the store's condition variable, so nothing polls."""
+
+    def __init__(self, fake: FakeCluster, predicate: Callable[[], Any], within: float) -> None:
+        self.at: float | None = None
+        self.value: Any = None
+
+        def run() -> None:
+            try:
+                self.value = fake.wait_for(predicate, timeout=within)
+                self.at = time.monotonic()
+            except TimeoutError:
+                pass
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+
+    def when(self) -> float:
+        self.thread.join(timeout=60)
+        assert self.at is not None, "the fake never showed that state"
+        return self.at
+
+
+# -- 1. stop ends when no Pod of the workload is left ----------------------------------------
+
+
+def test_a_succeeded_pod_does_not_hold_stop(env: tuple[Cluster, FakeCluster]) -> None:
+    """A Pod that ended on its own (Succeeded), which nothing deletes, has no container left
+    to stop: it does not hold stop (a Pod being deleted does, until it is gone)."""
+    cluster, fake = env
+    name, _ = _running(cluster, "succeeded")
+    (live,) = _pods(fake, name)
+    fake.evict_pod(NS, live["metadata"]["name"], phase="Succeeded", reason="Completed", message="")
+    fake.wait_for(lambda: len(_pods(fake, name)) == 2, timeout=10)  # its replacement
+    result = cluster.adapter("stop", f"{NS}/{name}", flags=TIMEOUT)
+    assert (result.code, result.doc.get("status")) == (0, "offline"), _why(result)
+    assert result.seconds < 12, _why(result)
+    assert fake.get("pods", NS, live["metadata"]["name"]) is not None  # nothing deletes it
+
+
+def test_stop_waits_for_a_pod_slow_to_go(env: tuple[Cluster, FakeCluster]) -> None:
+    """A deleted Pod runs its containers until they stop (3 s here); the ReplicaSet stops
+    counting it at once. stop answered offline in 0.4 s with the Pod still running."""
+    cluster, fake = env
+    name, _ = _running(cluster, "slowgo", image="nginx:slowgo")
+    fake.set_stop_delay("nginx:slowgo", 3.0)
+    try:
+        gone = FirstSeen(fake, lambda: not _pods(fake, name), within=30)
+        result, answered = _timed(lambda: cluster.adapter("stop", f"{NS}/{name}", flags=TIMEOUT))
+    finally:
+        fake.set_stop_delay("nginx:slowgo", None)
+    assert (result.code, result.doc.get("status")) == (0, "offline"), _why(result)
+    assert not _pods(fake, name), "stop answered while a Pod of it was still there"
+    assert answered - gone.when() < DELETION_SEEN, _why(result)
+    assert result.seconds >= 3.0, _why(result)
+
+
+def test_the_logged_stop_wait_ends_where_stop_ended(env: tuple[Cluster, FakeCluster]) -> None:
+    """The -v log's by-hand command (``kubectl wait --for=delete pod -l …``), run the moment
+    stop answered, finds nothing left to wait for: both describe the same end state."""
+    cluster, fake = env
+    name, _ = _running(cluster, "byhand", image="nginx:byhand")
+    fake.set_stop_delay("nginx:byhand", 4.0)
+    try:
+        result = cluster.adapter("stop", f"{NS}/{name}", flags=[*TIMEOUT, "-v"])
+    finally:
+        fake.set_stop_delay("nginx:byhand", None)
+    assert result.code == 0, _why(result)
+    (line,) = [x for x in result.stderr.splitlines() if x.startswith("kubectl ") and " wait " in x]
+    assert "--for=delete pod -l" in line and f"container-id=c-{name}" in line, line
+    started = time.monotonic()
+    pasted = subprocess.run(["bash", "-c", line], capture_output=True, text=True, timeout=60)
+    assert pasted.returncode == 0, pasted.stderr
+    # kubectl's own start-up and one list; the Pod took 4 s to go
+    assert time.monotonic() - started < 2.5, "the by-hand wait still had Pods to wait for"
+
+
+# -- 2. a Deployment deleted under a wait ----------------------------------------------------
+
+
+def _prepared(cluster: Cluster, fake: FakeCluster, operation: str) -> tuple[str, list[str], Any]:
+    """A workload whose ``operation`` will wait (its Pod never gets ready, or is slow to go):
+    (name, the CLI arguments, what the operation's stdin is)."""
+    image = f"nginx:{unique(f'del-{operation}')}"  # its own: the knobs outlive a test
+    if operation == "create":
+        name, cid = cluster.workload("del-create")
+        fake.set_image_behaviour(image, "never_ready")
+        return name, ["create", "--spec", "-"], spec(name, cid, image=image)
+    name, cid = _running(cluster, f"del-{operation[:5]}", image=image)
+    if operation == "stop":
+        fake.set_stop_delay(image, 20.0)
+        return name, ["stop", f"{NS}/{name}"], None
+    if operation == "start":
+        assert cluster.adapter("stop", f"{NS}/{name}").code == 0
+        fake.set_image_behaviour(image, "never_ready")
+        return name, ["start", f"{NS}/{name}"], None
+    fake.set_image_behaviour(f"{image}-new", "never_ready")
+    changed = spec(name, cid, image=f"{image}-new")
+    return name, ["reconfigure", f"{NS}/{name}", "--spec", "-"], changed
+
+
+OPERATIONS = ["create", "start", "stop", "reconfigure"]
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_a_deployment_deleted_before_the_watch_lists_is_said_at_once(
+    env: tuple[Cluster, FakeCluster], operation: str
+) -> None:
+    """Deleted just before the wait's watch lists it: the watch shows nothing at all (stop
+    waited its whole --timeout, the others a 10 s slice)."""
+    cluster, fake = env
+    name, args, stdin = _prepared(cluster, fake, operation)
+    deleted: list[float] = []
+
+    def delete() -> None:
+        fake.delete_object("deployments", NS, name)
+        deleted.append(time.monotonic())
+
+    hook = fake.on_request(
+        before=delete,
+        method="GET",
+        path_regex=rf"/namespaces/{NS}/deployments$",
+        query={"fieldSelector": f"metadata.name={name}"},
+        kubectl_command="kubectl get",
+    )
+    try:
+        result, answered = _timed(lambda: cluster.adapter(*args, stdin=stdin, flags=TIMEOUT))
+    finally:
+        fake.clear_faults()
+    assert hook.fired.is_set() and not hook.errors, hook.errors
+    assert (result.code, result.error_type) == (3, "NotFound"), _why(result)
+    assert "deleted" in result.doc["error"]["message"], _why(result)
+    assert answered - deleted[0] < DELETION_SEEN, _why(result)
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_a_deployment_deleted_during_the_watch_is_said_at_once(
+    env: tuple[Cluster, FakeCluster], operation: str
+) -> None:
+    cluster, fake = env
+    name, args, stdin = _prepared(cluster, fake, operation)
+    deleted: list[float] = []
+
+    def delete_soon() -> None:
+        def delete() -> None:
+            fake.delete_object("deployments", NS, name)
+            deleted.append(time.monotonic())
+
+        threading.Timer(0.5, delete).start()
+
+    hook = fake.on_request(  # a watch is answered as it streams: hook it as it arrives
+        before=delete_soon,
+        method="GET",
+        path_regex=rf"/namespaces/{NS}/deployments$",
+        query={"fieldSelector": f"metadata.name={name}", "watch": "true"},
+    )
+    try:
+        result, answered = _timed(lambda: cluster.adapter(*args, stdin=stdin, flags=TIMEOUT))
+    finally:
+        fake.clear_faults()
+    assert hook.fired.is_set() and not hook.errors, hook.errors
+    assert (result.code, result.error_type) == (3, "NotFound"), _why(result)
+    assert deleted, _why(result)
+    assert answered - deleted[0] < DELETION_SEEN, _why(result)
+
+
+# -- 3. a Pod that cannot start --------------------------------------------------------------
+
+FAILING = {
+    # behaviour (fc.set_image_behaviour), the waiting/terminated reason the fake shows first
+    "crash": ("crash", ("Error", "CrashLoopBackOff")),
+    "oom": ("oom", ("OOMKilled", "CrashLoopBackOff")),
+    "pull": ("pull_error", ("ErrImagePull", "ImagePullBackOff")),
+    "invalid": ("invalid_image", ("InvalidImageName",)),
+    "config": ("config_error", ("CreateContainerConfigError",)),
+}
+
+
+def _failing_reason(pod: dict[str, Any], reasons: tuple[str, ...]) -> bool:
+    status = pod.get("status") or {}
+    for cs in (status.get("initContainerStatuses") or []) + (status.get("containerStatuses") or []):
+        for state in (cs.get("state") or {}).values():
+            if isinstance(state, dict) and state.get("reason") in reasons:
+                return True
+    return False
+
+
+@pytest.mark.parametrize("kind", sorted(FAILING))
+def test_create_of_a_pod_that_cannot_start_fails_within_two_seconds(
+    env: tuple[Cluster, FakeCluster], kind: str
+) -> None:
+    """The watch saw only the Deployment, and the Pod read waited for the 10 s slice."""
+    cluster, fake = env
+    behaviour, reasons = FAILING[kind]
+    name, cid = cluster.workload(f"fail-{kind}")
+    image = f"nginx:fail-{kind}"
+    fake.set_image_behaviour(image, behaviour)
+    seen = FirstSeen(
+        fake, lambda: any(_failing_reason(p, reasons) for p in _pods(fake, name)), within=30
+    )
+    result, answered = _timed(
+        lambda: cluster.adapter(
+            "create", "--spec", "-", stdin=spec(name, cid, image=image), flags=TIMEOUT
+        )
+    )
+    assert (result.code, result.error_type) == (10, "RolloutFailed"), _why(result)
+    assert any(r in result.doc["error"]["message"] for r in reasons), _why(result)
+    assert answered - seen.when() < FAILURE_SEEN, _why(result)
+
+
+INIT_FAILING = {
+    "exit": ("crash", ("Error", "CrashLoopBackOff")),
+    "pull": ("pull_error", ("ErrImagePull", "ImagePullBackOff")),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(INIT_FAILING))
+def test_start_of_a_pod_whose_init_container_fails_fails_within_two_seconds(
+    env: tuple[Cluster, FakeCluster], kind: str
+) -> None:
+    """An init container added by hand (Manager's spec has none) that cannot run: the Pod
+    stays Pending in ``Init:…``, which the Deployment's status never shows."""
+    cluster, fake = env
+    behaviour, reasons = INIT_FAILING[kind]
+    name, _ = _running(cluster, f"init-{kind}")
+    assert cluster.adapter("stop", f"{NS}/{name}").code == 0
+    image = f"busybox:init-{kind}"
+    fake.set_image_behaviour(image, behaviour)
+    init = {"spec": {"template": {"spec": {"initContainers": [{"name": "setup", "image": image}]}}}}
+    _kubectl(fake, "patch", "deployment", name, "--type=strategic", "-p", json.dumps(init))
+    seen = FirstSeen(
+        fake, lambda: any(_failing_reason(p, reasons) for p in _pods(fake, name)), within=30
+    )
+    result, answered = _timed(lambda: cluster.adapter("start", f"{NS}/{name}", flags=TIMEOUT))
+    assert (result.code, result.error_type) == (10, "RolloutFailed"), _why(result)
+    assert "init container setup" in result.doc["error"]["message"], _why(result)
+    assert answered - seen.when() < FAILURE_SEEN, _why(result)
+
+
+def test_a_rollout_past_its_progress_deadline_fails_as_the_deployment_says_so(
+    env: tuple[Cluster, FakeCluster],
+) -> None:
+    """A Pod that never becomes ready is no failure of its own; the Deployment's progress
+    deadline (2 s here, set by hand with a new template) is, the moment its condition says
+    so."""
+    cluster, fake = env
+    name, _ = _running(cluster, "deadline")
+    # A new template (a rollout: only a rollout has a progress deadline) that never gets
+    # ready; start waits for the rollout the Deployment is in.
+    fake.set_image_behaviour("nginx:deadline", "never_ready")
+    _kubectl(fake, "patch", "deployment", name, "--type=merge",
+             "-p", '{"spec":{"progressDeadlineSeconds":2}}')  # fmt: skip
+    _kubectl(fake, "set", "image", f"deployment/{name}", "main=nginx:deadline")
+
+    def exceeded() -> bool:
+        found = fake.get("deployments", NS, name) or {}
+        return any(
+            c.get("reason") == "ProgressDeadlineExceeded"
+            for c in (found.get("status") or {}).get("conditions") or []
+        )
+
+    seen = FirstSeen(fake, exceeded, within=30)
+    result, answered = _timed(lambda: cluster.adapter("start", f"{NS}/{name}", flags=TIMEOUT))
+    assert (result.code, result.error_type) == (10, "RolloutFailed"), _why(result)
+    assert "progress deadline" in result.doc["error"]["message"], _why(result)
+    assert answered - seen.when() < FAILURE_SEEN, _why(result)
+
+
+def test_an_old_pod_failing_does_not_end_a_rollout(env: tuple[Cluster, FakeCluster]) -> None:
+    """The Pods' watch sees every Pod of the workload: a failing Pod of the previous
+    ReplicaSet is not the rollout's (a read of the ReplicaSets tells them apart)."""
+    cluster, fake = env
+    name, cid = _running(cluster, "oldfail", image="nginx:oldfail")
+    (old,) = _pods(fake, name)
+    old["status"]["containerStatuses"][0]["state"] = {
+        "waiting": {"reason": "CrashLoopBackOff", "message": "back-off 10s"}
+    }
+    changed = spec(name, cid, image="nginx:oldfail-2", env={"KEY": "new"})
+    fake.set_pod_stop_delay(NS, old["metadata"]["name"], 2.0)
+    result = cluster.adapter(
+        "reconfigure", f"{NS}/{name}", "--spec", "-", stdin=changed, flags=TIMEOUT
+    )
+    assert (result.code, result.doc.get("status")) == (0, "running"), _why(result)
+
+
+# -- 4. a broken watch resumes ---------------------------------------------------------------
+
+
+@pytest.fixture
+def slow(tmp_path: Path) -> Iterator[tuple[Cluster, FakeCluster]]:
+    """Pods take 4 s to become ready: a create waits long enough to break its watches."""
+    with FakeCluster(
+        tmp_path / "fake",
+        namespaces=(NS,),
+        default_namespace=NS,
+        pod_ready_delay=4.0,
+        termination_delay=0.1,
+    ) as fake:
+        yield Cluster(str(fake.kubeconfig), fake.context, NS, tmp_path, fake), fake
+
+
+BREAKS: dict[str, Callable[[FakeCluster], Any]] = {
+    "restart": lambda fake: fake.restart(1.0),
+    "reset": lambda fake: fake.reset_watches(),
+    "closed": lambda fake: fake.close_watches(),
+    "expired": lambda fake: fake.expire_watches(next_ones=1),
+}
+
+
+@pytest.mark.parametrize("how", sorted(BREAKS))
+def test_create_rides_out_a_broken_watch(slow: tuple[Cluster, FakeCluster], how: str) -> None:
+    """A 1 s API restart in the middle of the wait ended create with Unavailable, where
+    ``kubectl rollout status`` rode it out."""
+    cluster, fake = slow
+    name, cid = cluster.workload(f"brk-{how}")
+    watching = threading.Event()
+    fake.on_request(
+        before=watching.set,
+        method="GET",
+        path_regex=rf"/namespaces/{NS}/pods$",
+        query={"watch": "true"},
+    )
+    outcome: list[Result] = []
+    call = threading.Thread(
+        target=lambda: outcome.append(
+            cluster.adapter("create", "--spec", "-", stdin=spec(name, cid), flags=TIMEOUT)
+        )
+    )
+    call.start()
+    assert watching.wait(30), "the wait never watched"
+    fake.wait_for(lambda: fake.open_watches() >= 2, timeout=10)
+    broke = BREAKS[how](fake)
+    call.join(60)
+    if isinstance(broke, threading.Thread):
+        broke.join(10)
+    (result,) = outcome
+    assert (result.code, result.doc.get("status")) == (0, "running"), _why(result)
+    assert result.seconds < 20, _why(result)
+
+
+def test_an_api_that_stays_down_is_unavailable_within_the_timeout(
+    slow: tuple[Cluster, FakeCluster],
+) -> None:
+    """Only a failure that lasts is Unavailable: 10 s of an unreachable API server."""
+    cluster, fake = slow
+    name, cid = cluster.workload("down")
+    watching = threading.Event()
+    fake.on_request(
+        before=watching.set, method="GET", path_regex=rf"/namespaces/{NS}/pods$",
+        query={"watch": "true"},
+    )  # fmt: skip
+    outcome: list[Result] = []
+    call = threading.Thread(
+        target=lambda: outcome.append(
+            cluster.adapter("create", "--spec", "-", stdin=spec(name, cid), flags=TIMEOUT)
+        )
+    )
+    call.start()
+    assert watching.wait(30), "the wait never watched"
+    fake.wait_for(lambda: fake.open_watches() >= 2, timeout=10)
+    down = time.monotonic()
+    fake.down()
+    try:
+        call.join(60)
+    finally:
+        fake.up()
+    (result,) = outcome
+    assert (result.code, result.error_type) == (8, "Unavailable"), _why(result)
+    assert 10.0 <= time.monotonic() - down < 10.0 + 5.0, _why(result)
+
+
+# -- 5. paused Deployments -------------------------------------------------------------------
+
+
+def _kubectl(fake: FakeCluster, *args: str) -> None:
+    subprocess.run(
+        ["kubectl", "--kubeconfig", str(fake.kubeconfig), "--context", fake.context,
+         "-n", NS, *args],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+
+
+def test_a_paused_deployment_stops_and_starts(env: tuple[Cluster, FakeCluster]) -> None:
+    """A paused Deployment still scales: start answered RolloutFailed "is paused" while
+    its own message said 1/1 available."""
+    cluster, fake = env
+    name, _ = _running(cluster, "pstart")
+    _kubectl(fake, "rollout", "pause", f"deployment/{name}")
+    stopped = cluster.adapter("stop", f"{NS}/{name}", flags=TIMEOUT)
+    assert (stopped.code, stopped.doc.get("status")) == (0, "offline"), _why(stopped)
+    started = cluster.adapter("start", f"{NS}/{name}", flags=TIMEOUT)
+    assert (started.code, started.doc.get("status")) == (0, "running"), _why(started)
+    assert started.seconds < 10, _why(started)
+
+
+def test_a_paused_deployment_with_a_new_template_reports_what_its_pod_runs(
+    env: tuple[Cluster, FakeCluster],
+) -> None:
+    """Paused, then its image changed by hand: status said "rollout in progress" and the new
+    image, while its Pod (and ReplicaSet) still run the old one."""
+    cluster, fake = env
+    name, _ = _running(cluster, "ptmpl", image="nginx:1.26")
+    _kubectl(fake, "rollout", "pause", f"deployment/{name}")
+    _kubectl(fake, "set", "image", f"deployment/{name}", "main=nginx:1.27")
+    status = cluster.adapter("status", f"{NS}/{name}")
+    assert status.code == 0, _why(status)
+    assert status.doc["status"] == "running", _why(status)
+    assert "rollout paused" in status.doc["message"], _why(status)
+    assert "in progress" not in status.doc["message"], _why(status)
+    assert status.doc["image"] == "nginx:1.26", _why(status)
+    listed = cluster.adapter("list")
+    (item,) = [d for d in listed.doc["items"] if d["name"] == name]
+    assert (item["image"], item["message"]) == (status.doc["image"], status.doc["message"])
+    assert "paused" in [c["what"] for c in status.doc["drift"]["changes"]], status.doc["drift"]
