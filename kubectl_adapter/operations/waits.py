@@ -90,16 +90,31 @@ class _Watched:
         obj = document.get("object") if isinstance(document, dict) else None
         if kind not in ("ADDED", "MODIFIED", "DELETED") or not isinstance(obj, dict):
             return False  # ERROR (the watch expired: kubectl ends it, we start it again)
+        items = obj.get("items")
+        if (
+            kind == "ADDED"
+            and isinstance(items, list)
+            and not (obj.get("metadata") or {}).get("name")
+        ):
+            # A list kubectl read in pages (more than its --chunk-size, 500) is printed one
+            # page at a time, each page a List as one ADDED event: its items are the objects.
+            for item in items:
+                if isinstance(item, dict):
+                    self._seen(index, kind, item)
+        else:
+            self._seen(index, str(kind), obj)
+        return self._judged()
+
+    def _seen(self, index: int, kind: str, obj: dict[str, Any]) -> None:
         if index == self.DEPLOYMENT:
             self.deployment = None if kind == "DELETED" else obj
             progress.note(_counts(obj) if kind != "DELETED" else "the Deployment was deleted")
+            return
+        name = str((obj.get("metadata") or {}).get("name", ""))
+        if kind == "DELETED":
+            self.pods.pop(name, None)
         else:
-            name = str((obj.get("metadata") or {}).get("name", ""))
-            if kind == "DELETED":
-                self.pods.pop(name, None)
-            else:
-                self.pods[name] = obj
-        return self._judged()
+            self.pods[name] = obj
 
     def stderr_line(self, index: int, line: str) -> bool:
         if not commands.watch_listed(line) or self.listed[index]:

@@ -34,8 +34,7 @@ def _named(name: str) -> list[str]:
         f"org.mieweb.opensource-server.managed=true,{NAME_LABEL}={name}",
         "-o",
         "json",
-        "--show-managed-fields",
-        "-v=6",  # its bound follows its requests (pace)
+        "--show-managed-fields",  # the run's -v=6 (its bound follows its requests) is not logged
     ]
 
 

@@ -477,15 +477,24 @@ class Api:
                 if pred(o)
             ]
             rv = str(self.store.rv)
-        metadata: dict[str, Any] = {"resourceVersion": rv}
-        # Pages as kubectl asks for them (``limit=500``, then ``continue``): the token is the
-        # offset of the next page, opaque to kubectl, which only sends it back.
+        # Pages as kubectl asks for them (``limit=500``, then ``continue``): the token holds the
+        # first page's resourceVersion and the offset of the next page, opaque to kubectl,
+        # which only sends it back. Every page says the first page's resourceVersion, as an
+        # API server's pages of one list do: kubectl watches from it only when all its pages
+        # agree (otherwise it watches from "", and the watch replays every object).
         limit = int(req.query.get("limit") or 0)
-        offset = int(req.query.get("continue") or 0)
+        token = req.query.get("continue") or ""
+        first_rv, _, offset_text = token.rpartition(":")
+        if token:
+            if not first_rv or not offset_text.isdigit():
+                raise ApiError(bad_request(f"invalid continue token: {token!r}"))
+            rv = first_rv
+        offset = int(offset_text or 0)
+        metadata: dict[str, Any] = {"resourceVersion": rv}
         if limit > 0 or offset:
             end = offset + limit if limit > 0 else len(items)
             if end < len(items):
-                metadata["continue"] = str(end)
+                metadata["continue"] = f"{rv}:{end}"
                 metadata["remainingItemCount"] = len(items) - end
             items = items[offset:end]
         return (

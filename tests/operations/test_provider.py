@@ -877,6 +877,34 @@ def test_stop_ignores_pods_kubernetes_never_deletes(fp: FakeProcess, clock: Cloc
     assert clock() - 1000.0 == 0
 
 
+def test_stop_reads_the_pods_a_paged_list_printed_as_list_objects(
+    fp: FakeProcess, clock: Clock
+) -> None:
+    """More Pods than kubectl's --chunk-size (500): ``get pods --watch`` prints its list one
+    page at a time, each a List in one ADDED event. Its items are the Pods: evicted ones do
+    not hold stop, and a live one does (seen, not taken for a nameless Pod)."""
+    dep = deployment(replicas=0, generation=2, observed=2, total=0, available=None)
+    rs = replicaset(dep)
+    evicted = []
+    for i in range(3):
+        failed = pod(rs)
+        failed["metadata"]["name"] = f"web-1-evicted-{i}"
+        failed["status"] = {"phase": "Failed", "reason": "Evicted"}
+        evicted.append(failed)
+
+    def page(*items: dict[str, Any]) -> str:
+        listed = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""},
+                  "items": list(items)}  # fmt: skip
+        return json.dumps({"type": "ADDED", "object": listed}) + "\n"
+
+    fp.register(PATCH_0, stdout=STOPPING)
+    watch(fp, events(dep), page(*evicted[:2]) + page(evicted[2]))
+    snapshot = make_provider(timeout=20).stop("testns/web-1")
+    assert isinstance(snapshot, Snapshot) and snapshot.status == "offline"
+    assert clock() - 1000.0 == 0  # decided on what the pages showed: no wait
+    assert calls(fp) == [PATCH_0, WATCH, WATCH_PODS]
+
+
 # -- delete ------------------------------------------------------------------------------------
 
 
