@@ -19,7 +19,7 @@ __all__ = ["PROG", "build_parser", "subcommands"]
 PROG = "kubectl-adapter"
 
 # shtab's completers for a file and a directory (``shtab.FILE``, ``shtab.DIRECTORY``), spelt
-# out so that building the parser never imports shtab; tests/test_completion.py compares.
+# out so that building the parser never imports shtab; tests/cli/test_completion.py compares.
 FILE = {
     "bash": "_shtab_compgen_files",
     "zsh": "_files",
