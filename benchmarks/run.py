@@ -509,12 +509,12 @@ _NOTES = """
   compile the adapter's modules (~25 ms more; earlier tables here include that).
 - The imports table has two columns. "Until kubectl starts": the stub kubectl kills the
   adapter as it starts, so only what was imported by then is printed. `list`, `status`,
-  `describe`, `network`, `create`, `reconfigure` and `delete` start their first read from the CLI, before
-  the operation's modules are imported (`runner.open_read`, docs/architecture.md); `start`
-  and `stop` begin with a write, which is never started ahead. "Until its first answer is
-  used": the stub fails at once, and the command imports what it needs to take that answer,
-  the error path included (the error table, redaction); `create` and `reconfigure` include
-  jinja2 (~15 ms), imported while their first read runs.
+  `describe`, `network`, `create`, `reconfigure` and `delete` start their first read from
+  the CLI, before the operation's modules are imported (`runner.open_read`,
+  docs/architecture.md); `start` and `stop` begin with a write, which is never started
+  ahead. "Until its first answer is used": the stub fails at once, and the command imports
+  what it needs to take that answer, the error path included (the error table, redaction);
+  `create` and `reconfigure` include jinja2 (~15 ms), imported while their first read runs.
 - Waits longer than one 10 s slice add one watch and one read per extra slice. A
   `reconfigure` whose precondition is refused because only the resourceVersion moved (a
   status update or a scale between its read and its apply) adds one read and one apply.
