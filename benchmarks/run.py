@@ -125,6 +125,7 @@ def count_calls(work: Path) -> list[tuple[str, int, str]]:
         op("create", ["create", "--spec", "-"], SPEC, "<= 4")
         op("status", ["status", pid], None, "<= 1")
         op("network", ["network", pid], None, "<= 1")
+        op("describe", ["describe", pid], None, "<= 2")
         op("list (1 workload)", ["list"], None, "<= 2")
         for i in range(2, 51):
             sh(
@@ -540,12 +541,12 @@ _NOTES = """
   compile the adapter's modules (~25 ms more; earlier tables here include that).
 - The imports table has two columns. "Until kubectl starts": the stub kubectl kills the
   adapter as it starts, so only what was imported by then is printed. `list`, `status`,
-  `network`, `create`, `reconfigure` and `delete` start their first read from the CLI, before
-  the operation's modules are imported (`runner.open_read`, docs/architecture.md); `start`
-  and `stop` begin with a write, which is never started ahead. "Until its first answer is
-  used": the stub fails at once, and the command imports what it needs to take that answer,
-  the error path included (the error table, redaction); `create` and `reconfigure` include
-  jinja2 (~15 ms), imported while their first read runs.
+  `describe`, `network`, `create`, `reconfigure` and `delete` start their first read from
+  the CLI, before the operation's modules are imported (`runner.open_read`,
+  docs/architecture.md); `start` and `stop` begin with a write, which is never started
+  ahead. "Until its first answer is used": the stub fails at once, and the command imports
+  what it needs to take that answer, the error path included (the error table, redaction);
+  `create` and `reconfigure` include jinja2 (~15 ms), imported while their first read runs.
 - A wait's watches broken by the API server (closed, `410 Expired`, a reset, a restart) cost
   two processes more each time they are started again; a Pod that fails costs one read (is
   it the newest ReplicaSet's?), which also gives the failure's diagnostics. A

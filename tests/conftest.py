@@ -1,4 +1,4 @@
-"""Hooks for the whole suite.
+"""Hooks for the whole suite, and the fixtures the fake API server's own tests share.
 
 Summary sections: a test adds a row to a section of the terminal summary (the RBAC proof
 table) with ``summary_row``. The row travels in the test's report, so the process that prints
@@ -7,9 +7,15 @@ the summary gathers it: pytest-xdist's controller as well as a plain run.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.fakecluster import FakeCluster
+    from tests.test_fakecluster import Runner
 
 _ROW = "summary-row"
 
@@ -41,3 +47,23 @@ class SummarySections:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(SummarySections(), "summary-sections")
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[FakeCluster]:
+    """The fake API server the ``tests/test_fakecluster*.py`` files drive (namespaces default
+    and testns). A module or folder with a ``cluster`` of its own (the e2e suite's) uses that."""
+    from tests.fakecluster import FakeCluster
+
+    with FakeCluster(
+        tmp_path, namespaces=("default", "testns"), pod_ready_delay=0.2, termination_delay=0.1
+    ) as fc:
+        yield fc
+
+
+@pytest.fixture
+def kubectl(cluster: FakeCluster, tmp_path: Path) -> Runner:
+    """The real kubectl against ``cluster``, with a cache directory of its own."""
+    from tests.test_fakecluster import make_runner
+
+    return make_runner(cluster, tmp_path)

@@ -13,7 +13,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -91,19 +91,6 @@ def make_runner(fc: FakeCluster, tmp: Path) -> Runner:
         )
 
     return run
-
-
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[FakeCluster]:
-    with FakeCluster(
-        tmp_path, namespaces=("default", "testns"), pod_ready_delay=0.2, termination_delay=0.1
-    ) as fc:
-        yield fc
-
-
-@pytest.fixture
-def kubectl(cluster: FakeCluster, tmp_path: Path) -> Runner:
-    return make_runner(cluster, tmp_path)
 
 
 def last_line(text: str) -> str:

@@ -4,27 +4,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.fakecluster import FakeCluster
-from tests.test_fakecluster import SEL, SSA, Runner, deployment, make_runner, needs_kubectl
-
-
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[FakeCluster]:
-    with FakeCluster(
-        tmp_path, namespaces=("default", "testns"), pod_ready_delay=0.2, termination_delay=0.1
-    ) as fc:
-        yield fc
-
-
-@pytest.fixture
-def kubectl(cluster: FakeCluster, tmp_path: Path) -> Runner:
-    return make_runner(cluster, tmp_path)
+from tests.test_fakecluster import SEL, SSA, Runner, deployment, needs_kubectl
 
 
 def graced(image: str = "nginx:1.27", grace: int = 30, **env: str) -> dict[str, Any]:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,22 +15,9 @@ from hypothesis import strategies as st
 from kubectl_adapter.rules.pods import pod_failures
 from tests.fakecluster import FakeCluster
 from tests.fakecluster.container_errors import invalid_image_message
-from tests.test_fakecluster import Runner, deployment, make_runner, needs_kubectl
+from tests.test_fakecluster import Runner, deployment, needs_kubectl
 
 CID = "org.mieweb.opensource-server.container-id"
-
-
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[FakeCluster]:
-    with FakeCluster(
-        tmp_path, namespaces=("default", "testns"), pod_ready_delay=0.2, termination_delay=0.1
-    ) as fc:
-        yield fc
-
-
-@pytest.fixture
-def kubectl(cluster: FakeCluster, tmp_path: Path) -> Runner:
-    return make_runner(cluster, tmp_path)
 
 
 def create(

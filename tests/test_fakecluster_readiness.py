@@ -6,7 +6,6 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -14,22 +13,9 @@ from typing import Any
 import pytest
 
 from tests.fakecluster import FakeCluster
-from tests.test_fakecluster import SEL, Runner, deployment, make_runner, needs_kubectl
+from tests.test_fakecluster import SEL, Runner, deployment, needs_kubectl
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[FakeCluster]:
-    with FakeCluster(
-        tmp_path, namespaces=("default", "testns"), pod_ready_delay=0.2, termination_delay=0.1
-    ) as fc:
-        yield fc
-
-
-@pytest.fixture
-def kubectl(cluster: FakeCluster, tmp_path: Path) -> Runner:
-    return make_runner(cluster, tmp_path)
 
 
 def served(fc: FakeCluster) -> str:

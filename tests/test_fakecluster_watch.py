@@ -19,14 +19,6 @@ from tests.test_fakecluster import KUBECTL, deployment, https, needs_kubectl
 NAME = "web-1"
 
 
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[FakeCluster]:
-    with FakeCluster(
-        tmp_path, namespaces=("default", "testns"), pod_ready_delay=0.2, termination_delay=0.1
-    ) as fc:
-        yield fc
-
-
 class Kubectl:
     """Background kubectl processes against one fake, each with a fresh cache directory."""
 

@@ -364,12 +364,7 @@ def _run(argv: list[str], started: float, process: bool) -> int:
 def _default_format(command: str) -> str:
     """JSON (Manager's contract), except ``describe`` for a person at a terminal: its text,
     as ``kubectl describe`` prints. A stdout that is closed or absent is no terminal."""
-    if command != "describe":
-        return "json"
-    try:
-        return "table" if sys.stdout.isatty() else "json"
-    except (AttributeError, ValueError):  # None (fd 1 closed at start), or a closed file
-        return "json"
+    return "table" if command == "describe" and _is_terminal(sys.stdout) else "json"
 
 
 def _nothing() -> None:

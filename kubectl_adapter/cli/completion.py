@@ -20,7 +20,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from .parser import DIRECTORY, FILE
+from .parser import DIRECTORY, FILE, subcommands
 
 __all__ = ["candidates", "cobra_lines", "kubectl_complete", "provider_ids", "script"]
 
@@ -43,13 +43,6 @@ def script(parser: argparse.ArgumentParser, shell: str) -> str:
 
     text: str = shtab.complete(parser, shell=shell)
     return text if text.endswith("\n") else text + "\n"
-
-
-def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return dict(action.choices)
-    return {}
 
 
 def _summaries(parser: argparse.ArgumentParser) -> dict[str, str]:
@@ -82,7 +75,7 @@ def candidates(
     Cobra directive; each candidate may carry a description after a tab. ``lookup`` finds
     the provider IDs (none without it)."""
     *done, current = list(words) or [""]
-    commands = _subcommands(parser)
+    commands = subcommands(parser)
     active = parser
     chosen: str | None = None
     positionals = 0

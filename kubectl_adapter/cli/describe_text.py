@@ -13,7 +13,7 @@ from typing import Any
 from ..rules.clock import age, utc_now
 from .tables import NONE, cell, render
 
-__all__ = ["describe_text", "drift_lines"]
+__all__ = ["change_line", "describe_text"]
 
 Document = dict[str, Any]
 
@@ -51,11 +51,11 @@ def change_line(change: Document) -> str:
     return f"{what} {cell(change.get('change'))}{shown}{who}" + (f": {then}" if then else "")
 
 
-def drift_lines(drift: Any, indent: str = "  ") -> list[str]:
+def _drift_lines(drift: Any) -> list[str]:
     """The Drift section's body: each change, who made it and what reconfigure does."""
     if not isinstance(drift, dict):
         return []
-    return [f"{indent}{change_line(change)}" for change in drift.get("changes") or []]
+    return [f"  {change_line(change)}" for change in drift.get("changes") or []]
 
 
 def _drift_state(drift: Any) -> str:
@@ -177,7 +177,7 @@ def describe_text(document: Document, now: datetime | None = None) -> str:
             ("Drift", _drift_state(drift)),
         ]
     )
-    lines += drift_lines(drift)
+    lines += _drift_lines(drift)
     failing = document.get("failing") or []
     lines.append("Failing:" + ("" if failing else f"       {NONE}"))
     lines += [f"  {cell(failure)}" for failure in failing]

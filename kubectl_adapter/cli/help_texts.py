@@ -30,7 +30,8 @@ class Command(NamedTuple):
 
 DESCRIPTION = (
     "Run Manager containers on Kubernetes, one Deployment each, through kubectl.\n"
-    "Manager reads one JSON document on stdout; people can ask for -o yaml or -o table."
+    "Manager reads one JSON document on stdout; people can ask for -o yaml, table, wide\n"
+    "or name, and describe one container as kubectl describe would."
 )
 
 DOCS = "Docs: docs/cli.md (every flag, output and error), docs/lifecycle.md (statuses)."

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..contract.errors import InvalidInput
+from .parser import subcommands
 
 
 def close_matches(word: str, candidates: Iterable[str]) -> list[str]:
@@ -67,13 +68,6 @@ def options(parser: argparse.ArgumentParser) -> list[str]:
     return [option for option in parser._option_string_actions if option.startswith("--")]
 
 
-def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return dict(action.choices)
-    return {}
-
-
 def first_unknown_flag(parser: argparse.ArgumentParser, argv: Sequence[str]) -> InvalidInput | None:
     """The first long flag in ``argv`` that the command it belongs to does not know, before
     argparse reads the word after it as a value or the command (``--node-idd 7 list``).
@@ -82,7 +76,7 @@ def first_unknown_flag(parser: argparse.ArgumentParser, argv: Sequence[str]) -> 
     it the command's (which has the global flags too). A prefix argparse would expand (``--node``
     for ``--node-id``) is known; an ambiguous one is left to argparse to say so.
     """
-    commands = _commands(parser)
+    commands = subcommands(parser)
     current = parser
     takes_value = False
     for word in argv:

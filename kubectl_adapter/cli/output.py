@@ -45,8 +45,9 @@ WRITE_FAILURES = (OSError, ValueError, AttributeError)
 FORMATS = ("json", "yaml", "table", "wide", "name")
 # For people: errors go to stderr as a line of text (Manager reads json).
 HUMAN = frozenset({"table", "wide", "name"})
+# The commands answering with Snapshots: the workload tables (tables.py) and -o wide.
 SNAPSHOT_COMMANDS = frozenset({"list", "status", "create", "start", "stop", "reconfigure"})
-# The commands -o name means something for (tables.NAME_COMMANDS: they answer with objects).
+# The commands -o name means something for: their answer names objects (tables.names).
 NAME_COMMANDS = SNAPSHOT_COMMANDS | {"delete", "nodes"}
 
 

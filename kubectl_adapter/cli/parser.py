@@ -14,12 +14,12 @@ from ..kubectl.bounds import MAX_SECONDS, check_seconds
 from . import help_texts as texts
 from .output import FORMATS, put, stdout
 
-__all__ = ["PROG", "build_parser"]
+__all__ = ["PROG", "build_parser", "subcommands"]
 
 PROG = "kubectl-adapter"
 
 # shtab's completers for a file and a directory (``shtab.FILE``, ``shtab.DIRECTORY``), spelt
-# out so that building the parser never imports shtab; tests/test_completion.py compares.
+# out so that building the parser never imports shtab; tests/cli/test_completion.py compares.
 FILE = {
     "bash": "_shtab_compgen_files",
     "zsh": "_files",
@@ -86,21 +86,20 @@ class _Parser(argparse.ArgumentParser):
             found = first_unknown_flag(self, argv)
             flags = [extra for extra in extras if extra.startswith("-") and len(extra) > 1]
             if found is None and flags:
-                command = getattr(parsed, "command", None)
-                found = unknown_flag(_command_parser(self, command), flags[0])
+                command = str(getattr(parsed, "command", None) or "")
+                found = unknown_flag(subcommands(self).get(command, self), flags[0])
             if found is not None:
                 raise found
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed
 
 
-def _command_parser(
-    parser: argparse.ArgumentParser, command: str | None
-) -> argparse.ArgumentParser:
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The parser of each command ``parser`` dispatches to (none for a command's own)."""
     for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
-            return action.choices[command]  # type: ignore[no-any-return]
-    return parser
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
 
 
 class _Version(argparse._VersionAction):

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from .output import SNAPSHOT_COMMANDS
+
 __all__ = ["check_table", "drift_cell", "names", "nodes_table", "snapshots_table", "table"]
 
 NONE = "<none>"
@@ -171,10 +173,7 @@ def check_table(document: dict[str, Any], *, headers: bool = True) -> str:
     return head + "\n" + render(PERMISSION_COLUMNS, rows, show_headers=headers)
 
 
-SNAPSHOT_COMMANDS = frozenset({"list", "status", "create", "start", "stop", "reconfigure"})
 TABLE_COMMANDS = SNAPSHOT_COMMANDS | {"nodes", "check"}
-# -o name: the commands whose answer names objects, as kubectl's own -o name would.
-NAME_COMMANDS = SNAPSHOT_COMMANDS | {"delete", "nodes"}
 
 
 def _items(command: str, document: Any) -> list[Any] | None:

@@ -4,7 +4,7 @@ The documents are plain JSON data (objects, arrays, strings, numbers, booleans, 
 small emitter does, and ``-o yaml`` costs no import of a YAML library. A string is written
 plain only when every YAML 1.1 and 1.2 reader must read it back as that same string (so not
 ``no``, ``1:20``, ``0x1F``, ``=`` or ``a: b``); a multi-line one as a literal block when that
-keeps it exact; anything else double-quoted with escapes. ``tests/test_yaml_text.py`` reads
+keeps it exact; anything else double-quoted with escapes. ``tests/cli/test_yaml_text.py`` reads
 the output back with PyYAML for generated documents of every shape.
 """
 

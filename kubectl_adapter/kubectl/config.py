@@ -83,10 +83,9 @@ def kubeconfig_looked_for(config: ClusterConfig) -> str:
 
 def kubeconfig_usable(config: ClusterConfig) -> bool:
     """Some kubeconfig file exists and names a context (``--context`` or current-context)."""
-    texts = _kubeconfig_texts(config)
     if config.context:
-        return any(text is not None for text in texts)
-    return any(text is not None and current_context_of(text) for text in texts)
+        return any(text is not None for text in _kubeconfig_texts(config))
+    return context_in_use(config) is not None
 
 
 def context_in_use(config: ClusterConfig) -> str | None:

@@ -120,8 +120,9 @@ class Cluster:
             doc = proc.stdout
         return Result(proc.returncode, doc, proc.stderr, elapsed)
 
-    def kubectl_json(self, *args: str) -> Any:
-        """Read server state with plain kubectl (works on the fake and on kind alike)."""
+    def kubectl(self, *args: str, stdin: str | None = None) -> str:
+        """Plain kubectl in the cluster's namespace, as an operator types it (works on the fake
+        and on kind alike); its stdout, once it succeeded."""
         proc = subprocess.run(
             [
                 "kubectl",
@@ -131,16 +132,20 @@ class Cluster:
                 "-n",
                 self.namespace,
                 *args,
-                "-o",
-                "json",
             ],
+            input=stdin,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=90,
             check=False,
         )
-        assert proc.returncode == 0, proc.stderr
-        return json.loads(proc.stdout) if proc.stdout.strip() else None
+        assert proc.returncode == 0, (args, proc.stderr)
+        return proc.stdout
+
+    def kubectl_json(self, *args: str) -> Any:
+        """Read server state with plain kubectl."""
+        out = self.kubectl(*args, "-o", "json")
+        return json.loads(out) if out.strip() else None
 
     def deployment(self, name: str) -> dict[str, Any] | None:
         found = self.kubectl_json("get", "deployment", name, "--ignore-not-found")

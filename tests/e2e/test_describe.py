@@ -10,7 +10,7 @@ from typing import Any
 from tests.e2e.conftest import Cluster, spec
 from tests.e2e.terminal import on_terminal
 from tests.e2e.test_lifecycle import command_lines, subcommand
-from tests.e2e.test_views import kubectl, ok
+from tests.e2e.test_views import ok
 
 NAME = "org.mieweb.opensource-server.name"
 
@@ -89,7 +89,7 @@ def test_a_drifted_workload_says_what_changed_by_whom_and_what_reconfigure_does(
 ) -> None:
     name, cid = cluster.workload("desc-drift")
     pid = ok(cluster.adapter("create", "--spec", "-", stdin=spec(name, cid)))["providerId"]
-    kubectl(cluster, "set", "image", f"deployment/{name}", "main=nginx:1.27")
+    cluster.kubectl("set", "image", f"deployment/{name}", "main=nginx:1.27")
     text = on_terminal(cluster, "describe", pid).out
     assert "Drift:         drifted (changed since Manager last applied it)\n" in text
     assert "  image changed to nginx:1.27 by kubectl-set: reconfigure takes it back\n" in text

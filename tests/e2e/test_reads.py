@@ -8,7 +8,6 @@ there); the labels checked with plain kubectl, so the same assertions hold on a 
 from __future__ import annotations
 
 import json
-import subprocess
 from typing import Any
 
 import yaml
@@ -36,18 +35,6 @@ def _named(name: str) -> list[str]:
         "json",
         "--show-managed-fields",  # the run's -v=6 (its bound follows its requests) is not logged
     ]
-
-
-def _kubectl(cluster: Cluster, *args: str, stdin: str | None = None) -> None:
-    proc = subprocess.run(
-        ["kubectl", *cluster._conn_flags(), "-n", cluster.namespace, *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
 
 
 def _manifest(cluster: Cluster, body: dict[str, Any]) -> dict[str, Any]:
@@ -96,8 +83,7 @@ def test_a_legacy_deployment_costs_the_old_reads_until_its_next_reconfigure(
 ) -> None:
     name, cid = cluster.workload("legacy")
     body = spec(name, cid)
-    _kubectl(
-        cluster,
+    cluster.kubectl(
         "apply",
         "--server-side",
         "--field-manager=opensource-server-manager",
@@ -105,7 +91,7 @@ def test_a_legacy_deployment_costs_the_old_reads_until_its_next_reconfigure(
         "-",
         stdin=_legacy_manifest(cluster, body),
     )
-    _kubectl(cluster, "rollout", "status", f"deployment/{name}", "--timeout=60s")
+    cluster.kubectl("rollout", "status", f"deployment/{name}", "--timeout=60s")
     pid = f"{cluster.namespace}/{name}"
     old_pod = the_ready_pod(cluster, cid)
     assert NAME_LABEL not in old_pod["metadata"]["labels"]
@@ -151,8 +137,8 @@ def test_missing_and_foreign_deployments(cluster: Cluster) -> None:
     manifest = _manifest(cluster, spec(name, cid))
     del manifest["metadata"]["labels"]["org.mieweb.opensource-server.managed"]
     foreign = json.dumps(manifest)
-    _kubectl(cluster, "apply", "--server-side", "--field-manager=x", "-f", "-", stdin=foreign)
-    _kubectl(cluster, "rollout", "status", f"deployment/{name}", "--timeout=60s")
+    cluster.kubectl("apply", "--server-side", "--field-manager=x", "-f", "-", stdin=foreign)
+    cluster.kubectl("rollout", "status", f"deployment/{name}", "--timeout=60s")
     status = cluster.adapter("-v", "status", pid)
     assert ok(status)["status"] == "missing"
     assert "not managed by Manager" in ok(status)["message"]
@@ -161,4 +147,4 @@ def test_missing_and_foreign_deployments(cluster: Cluster) -> None:
     assert pods  # in the labelled answer, and not counted
     network = cluster.adapter("network", pid)
     assert network.error_type == "Conflict"
-    _kubectl(cluster, "delete", "deployment", name, "--wait=true")
+    cluster.kubectl("delete", "deployment", name, "--wait=true")

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from typing import Any
 
 from tests.e2e.conftest import Cluster, Result, spec
@@ -14,19 +13,6 @@ from tests.e2e.terminal import on_terminal
 def ok(result: Result) -> Any:
     assert result.code == 0, (result.code, result.doc, result.stderr[-2000:])
     return result.doc
-
-
-def kubectl(cluster: Cluster, *args: str, stdin: str | None = None) -> str:
-    proc = subprocess.run(
-        ["kubectl", *cluster._conn_flags(), "-n", cluster.namespace, *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-    assert proc.returncode == 0, (args, proc.stderr)
-    return proc.stdout
 
 
 def row(table: str, provider_id: str) -> dict[str, str]:
@@ -47,7 +33,7 @@ def test_a_drifted_workload_shows_in_the_tables(cluster: Cluster) -> None:
     """Issue 27: after ``kubectl set image`` the table said only "1/1 available"."""
     name, cid = cluster.workload("view-drift")
     pid = ok(cluster.adapter("create", "--spec", "-", stdin=spec(name, cid)))["providerId"]
-    kubectl(cluster, "set", "image", f"deployment/{name}", "main=nginx:1.27")
+    cluster.kubectl("set", "image", f"deployment/{name}", "main=nginx:1.27")
     seen = on_terminal(cluster, "status", pid, "-o", "table")
     assert seen.code == 0, seen
     assert row(seen.out, pid)["DRIFT"] == "image"
@@ -86,7 +72,7 @@ def test_names_pipe_into_kubectl(cluster: Cluster) -> None:
     assert (created.code, created.doc) == (0, f"deployment.apps/{name}\n")
     listed = cluster.adapter("list", "-o", "name")
     assert f"deployment.apps/{name}" in str(listed.doc).splitlines()
-    read = kubectl(cluster, "get", *str(listed.doc).split(), "-o", "jsonpath={.items[*].kind}")
+    read = cluster.kubectl("get", *str(listed.doc).split(), "-o", "jsonpath={.items[*].kind}")
     assert set(read.split()) == {"Deployment"}
     stopped = cluster.adapter("stop", f"{cluster.namespace}/{name}", "-o", "name")
     assert (stopped.code, stopped.doc) == (0, f"deployment.apps/{name}\n")

@@ -305,16 +305,20 @@ class Kubelet(InitContainers, GracefulStop, Readiness):
             self._set_states(pod, sim, {name: {"waiting": waiting}})
         return prefix + stage, due
 
-    def _started_events(self, pod: dict[str, Any], c: dict[str, Any], *, init: bool) -> None:
+    def _started_events(
+        self, pod: dict[str, Any], c: dict[str, Any], *, init: bool, pulled: bool = False
+    ) -> None:
+        """A container (re)started: its image already present, or ``pulled`` just now."""
         name, image = c["name"], c.get("image", "")
-        self._emit(
-            pod,
-            "Normal",
-            "Pulled",
-            f'Container image "{image}" already present on machine',
-            name,
-            init=init,
-        )
+        if pulled:
+            self._emit(pod, "Normal", "Pulling", f'Pulling image "{image}"', name, init=init)
+            message = (
+                f'Successfully pulled image "{image}" in 1.042s (1.042s including waiting). '
+                "Image size: 72938484 bytes."
+            )
+        else:
+            message = f'Container image "{image}" already present on machine'
+        self._emit(pod, "Normal", "Pulled", message, name, init=init)
         self._emit(pod, "Normal", "Created", f"Created container: {name}", name, init=init)
         self._emit(pod, "Normal", "Started", f"Started container {name}", name, init=init)
 
@@ -419,15 +423,7 @@ class Kubelet(InitContainers, GracefulStop, Readiness):
             sim.stage, sim.due = "backoff", now_m + min(delay * 2**sim.restarts, 2.0)
             return
         if sim.stage == "backoff":
-            self._emit(
-                pod,
-                "Normal",
-                "Pulled",
-                f'Container image "{image}" already present on machine',
-                tname,
-            )
-            self._emit(pod, "Normal", "Created", f"Created container: {tname}", tname)
-            self._emit(pod, "Normal", "Started", f"Started container {tname}", tname)
+            self._started_events(pod, target, init=False)
             sim.started_at = now_rfc3339()
             self._set_states(
                 pod, sim, {tname: {"running": {"startedAt": sim.started_at}}}, ready_override=False
@@ -443,18 +439,7 @@ class Kubelet(InitContainers, GracefulStop, Readiness):
         for c in pod["spec"].get("containers") or []:
             if c["name"] == exclude:
                 continue
-            image = c.get("image", "")
-            self._emit(pod, "Normal", "Pulling", f'Pulling image "{image}"', c["name"])
-            self._emit(
-                pod,
-                "Normal",
-                "Pulled",
-                f'Successfully pulled image "{image}" in 1.042s (1.042s including waiting). '
-                "Image size: 72938484 bytes.",
-                c["name"],
-            )
-            self._emit(pod, "Normal", "Created", f"Created container: {c['name']}", c["name"])
-            self._emit(pod, "Normal", "Started", f"Started container {c['name']}", c["name"])
+            self._started_events(pod, c, init=False, pulled=True)
             states[c["name"]] = {"running": {"startedAt": sim.started_at}}
         if not emit_only or states:
             self._set_states(pod, sim, states)

@@ -42,18 +42,7 @@ class InitContainers:
             if behaviour in NOT_CREATED:
                 sim.stage, sim.due = self._not_created(pod, sim, c, behaviour, init=True)
                 return
-            self._emit(pod, "Normal", "Pulling", f'Pulling image "{image}"', name, init=True)
-            self._emit(
-                pod,
-                "Normal",
-                "Pulled",
-                f'Successfully pulled image "{image}" in 1.042s (1.042s including waiting). '
-                "Image size: 72938484 bytes.",
-                name,
-                init=True,
-            )
-            self._emit(pod, "Normal", "Created", f"Created container: {name}", name, init=True)
-            self._emit(pod, "Normal", "Started", f"Started container {name}", name, init=True)
+            self._started_events(pod, c, init=True, pulled=True)
             self._run_init(pod, sim, c, behaviour)
             return
         if sim.stage == "init_running":

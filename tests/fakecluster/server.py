@@ -25,7 +25,6 @@ from .status import ApiError, Target, forbidden, injected, status, unauthorized
 from .store import WatchEvent
 
 CLOSE, RESET, EXPIRE = "close", "reset", "expire"
-WATCH_CUTS = (CLOSE, RESET, EXPIRE)
 
 
 class _ResetConnection(Exception):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
 from typing import Any
 
 import pytest
@@ -100,23 +99,11 @@ def _yaml(text: str) -> dict[str, Any]:
     return found
 
 
-def _kubectl(cluster: Cluster, *args: str, stdin: str | None = None) -> None:
-    proc = subprocess.run(
-        ["kubectl", *cluster._conn_flags(), "-n", cluster.namespace, *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-
-
 def _apply_as_manager(cluster: Cluster, name: str, manifest: str) -> None:
     """A server-side apply with Manager's field manager, as the older adapter made it."""
     manager = "--field-manager=opensource-server-manager"
-    _kubectl(cluster, "apply", "--server-side", manager, "-f", "-", stdin=manifest)
-    _kubectl(cluster, "rollout", "status", f"deployment/{name}", "--timeout=60s")
+    cluster.kubectl("apply", "--server-side", manager, "-f", "-", stdin=manifest)
+    cluster.kubectl("rollout", "status", f"deployment/{name}", "--timeout=60s")
 
 
 @pytest.mark.parametrize(
