@@ -15,6 +15,7 @@ from ..contract.naming import (
     MANAGED_LABEL,
     NODE_ID_LABEL,
     name_selector,
+    owner_labels,
     selector_string,
 )
 from .runner import wait_timeout_args
@@ -192,6 +193,12 @@ def watch_pods(selector: str) -> list[str]:
     have stopped, and is gone only a moment later; stop waits until it is gone."""
     return ["get", "pods", "-l", selector, "--watch", "-o", "json", "--output-watch-events",
             WATCH_LOG]  # fmt: skip
+
+
+def wait_watches(name: str, selector: str) -> list[list[str]]:
+    """A wait's two watches, run at once (the real run and ``--dry-run`` alike): the
+    Deployment NAME, by its name and Manager's managed label, and its Pods by ``selector``."""
+    return [watch_deployment(name, owner_labels(None, None)), watch_pods(selector)]
 
 
 def watch_listed(stderr_line: str) -> bool:

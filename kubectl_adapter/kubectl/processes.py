@@ -338,10 +338,7 @@ def watch_together(
         for exited in exits:
             os.close(exited)
         for proc in procs:
-            kill_group(proc)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=KILL_DRAIN_SECONDS)
-            _close(proc)
+            stop(proc)
 
 
 def _read_buffered(

@@ -87,10 +87,7 @@ def stop(
     final = watch_workload(
         node.runner,
         pid,
-        [
-            commands.watch_deployment(pid.name, owner_labels(None, None)),
-            commands.watch_pods(selector),
-        ],
+        commands.wait_watches(pid.name, selector),
         wait_budget(node.config.timeout, node.config.started),
         judge,
         lambda suspect: None,  # stop suspects no failure

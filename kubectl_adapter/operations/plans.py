@@ -13,8 +13,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..contract.models import DryRunPlan
-from ..contract.naming import owner_labels
-from ..kubectl.commands import watch_deployment, watch_pods
+from ..kubectl.commands import wait_watches
 from ..kubectl.runner import KubectlRunner
 from ..kubectl.transcript import Wait, command, pasteable_manifest, watches
 
@@ -67,5 +66,5 @@ def build(
 def watch_step(name: str, selector: str, by_hand: list[str], note: str = "") -> Step:
     """A wait: the watches of the Deployment and of its Pods (``selector``), judged event by
     event (killed when it is over); ``by_hand`` waits for the same end state when pasted."""
-    deployment = watch_deployment(name, owner_labels(None, None))
-    return Step(deployment, note, by_hand, beside=(watch_pods(selector),))
+    deployment, pods = wait_watches(name, selector)
+    return Step(deployment, note, by_hand, beside=(pods,))

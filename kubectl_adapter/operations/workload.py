@@ -161,10 +161,7 @@ class Workloads:
             final = watch_workload(
                 self.runner,
                 pid,
-                [
-                    commands.watch_deployment(pid.name, owner_labels(None, None)),
-                    commands.watch_pods(selector),
-                ],
+                commands.wait_watches(pid.name, selector),
                 wait_budget(self.config.timeout, self.config.started),
                 judge,
                 confirm,
