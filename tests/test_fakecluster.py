@@ -593,6 +593,26 @@ def test_paused_deployment_gets_no_new_replicaset(cluster: FakeCluster) -> None:
     assert len(fc.list("replicasets", "testns")) == 2
 
 
+def test_settle_waits_for_the_controllers_reaction_to_a_write(cluster: FakeCluster) -> None:
+    """A write is answered before the controllers react (their own thread, as on a cluster):
+    ``settle`` returns once they have, and never while they are held."""
+    fc = cluster
+    fc.settle()
+    with fc.controllers_held():
+        created = fc.create_object(json.loads(deployment(replicas=0)))
+        with pytest.raises(TimeoutError):
+            fc.settle(timeout=0.3)
+        assert fc.list("replicasets", "testns") == []
+        stored = fc.get("deployments", "testns", "web-1") or created
+        assert "observedGeneration" not in (stored.get("status") or {})
+    fc.settle()
+    dep = fc.get("deployments", "testns", "web-1")
+    assert dep is not None and dep["status"]["observedGeneration"] == 1
+    assert dep["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "1"
+    (rs,) = fc.list("replicasets", "testns")
+    assert rs["spec"]["replicas"] == 0
+
+
 def test_controllers_scale_linearly(tmp_path: Path) -> None:
     """200 workloads become available in seconds (the controllers used to deep-copy every
     ReplicaSet and Pod on every pass under the store lock: over 80 s)."""

@@ -16,6 +16,8 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,7 @@ NS = "manager"
 PID = f"{NS}/web-1"
 SPEC = str(ROOT / "examples" / "nginx.json")
 RECONFIGURED = str(ROOT / "examples" / "nginx-reconfigured.json")
+REVISION = "deployment.kubernetes.io/revision"
 
 
 def _env(fc: FakeCluster, cache: Path) -> dict[str, str]:
@@ -70,7 +73,11 @@ def paste(
 
 
 def end_state(fc: FakeCluster) -> dict[str, Any]:
-    """What an operation leaves behind, without the fields that name a moment."""
+    """What an operation leaves behind, without the fields that name a moment, once the
+    cluster has reacted to it: a reconfigure of a stopped workload returns right after its
+    apply, before the deployment controller sets the revision (on a real cluster too), so a
+    read at that moment may show either cluster a step behind the other."""
+    fc.settle(timeout=30)
     deployment = fc.get("deployments", NS, "web-1")
     out: dict[str, Any] = {"deployment": None}
     if deployment is not None:
@@ -140,6 +147,38 @@ def test_every_operations_log_pasted_reaches_the_adapters_end_state(
         assert "round_trippers" not in pasted.stderr, (what, pasted.stderr)
         assert end_state(second) == end_state(first), what
     assert end_state(second)["deployment"] is None
+
+
+def test_states_are_compared_once_each_cluster_has_reacted(
+    twins: tuple[FakeCluster, FakeCluster], tmp_path: Path
+) -> None:
+    """The paste of a stopped reconfigure ends with its apply, as the adapter does; the
+    deployment controller sets the revision after that. Held here, it shows the flake's
+    difference (revision 1 against 2) deterministically: no extra rollout on either side,
+    only a read before the controller caught up, which the comparison now waits out."""
+    first, second = twins
+    for number, args in enumerate((["--node-id", "7", "create", "--spec", SPEC], ["stop", PID])):
+        ran = adapter(first, tmp_path / "cache-adapter", "-v", *args)
+        assert ran.returncode == 0, ran.stderr
+        pasted = paste(second, tmp_path / "cache-by-hand", ran.stderr, tmp_path / f"{number}.sh")
+        assert pasted.returncode == 0, pasted.stderr
+    ran = adapter(
+        first, tmp_path / "cache-adapter", "-v", "reconfigure", PID, "--spec", RECONFIGURED
+    )
+    assert ran.returncode == 0, ran.stderr
+    want = end_state(first)
+    assert want["deployment"]["annotations"][REVISION] == "2"
+    with ThreadPoolExecutor(1) as pool, second.controllers_held():
+        pasted = paste(second, tmp_path / "cache-by-hand", ran.stderr, tmp_path / "r.sh")
+        assert pasted.returncode == 0, pasted.stderr
+        applied = second.get("deployments", NS, "web-1")
+        assert applied is not None and applied["metadata"]["generation"] == 3
+        assert applied["metadata"]["annotations"][REVISION] == "1"  # not synced yet
+        assert len(second.list("replicasets", NS)) == 1  # the new template's: not yet
+        reading = pool.submit(end_state, second)
+        with pytest.raises(FutureTimeout):
+            reading.result(timeout=1)  # no read while the cluster has not reacted
+    assert reading.result(timeout=60) == want
 
 
 def _plan(fc: FakeCluster, cache: Path, *args: str) -> str:

@@ -8,7 +8,7 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -555,3 +555,23 @@ class FakeCluster:
                 if remaining <= 0:
                     raise TimeoutError(message or f"condition not met within {timeout}s")
                 self.store.cond.wait(min(remaining, 0.25))
+
+    @contextlib.contextmanager
+    def controllers_held(self) -> Iterator[None]:
+        """Inside, no controller (nor the kubelet) acts: the API server answers and stores, the
+        cluster does not react yet, as when kube-controller-manager lags behind a write."""
+        self.controller.hold()
+        try:
+            yield
+        finally:
+            self.controller.hold(False)
+
+    def settle(self, timeout: float = 10.0) -> None:
+        """Wait until the controllers have reconciled every write made so far (a ReplicaSet
+        for a new template, the revision annotation, scaling, the status), so that what a test
+        reads is what the cluster made of those writes, not a moment before it reacted."""
+        self.wait_for(
+            self.controller.settled,
+            timeout,
+            f"the controllers did not reconcile the last writes within {timeout}s",
+        )

@@ -92,6 +92,10 @@ class Controller:
         self._complete: set[str] = set()  # Deployments (uid) whose rollout is complete now
         self._template_keys: dict[tuple[str, int], str] = {}
         self._stop = False
+        self._held = False
+        # The store's resourceVersion the last pass started from and left unchanged: every
+        # write up to it has been reconciled (what ``settled`` awaits).
+        self.reconciled_rv = -1
         self._thread = threading.Thread(
             target=self._run, name="fakecluster-controller", daemon=True
         )
@@ -107,13 +111,24 @@ class Controller:
         if self._thread.is_alive():
             self._thread.join(timeout=5)
 
+    def hold(self, held: bool = True) -> None:
+        """While held, no controller (nor the kubelet) acts on anything: a controller manager
+        that lags behind the API server, for tests of what a client sees before it catches up."""
+        with self.store.cond:
+            self._held = held
+            self.store.cond.notify_all()
+
+    def settled(self) -> bool:
+        """Every write so far has been reconciled (call with the store's lock held)."""
+        return not self._held and self.reconciled_rv == self.store.rv
+
     def _run(self) -> None:
         seen = -1
         due: float | None = None
         while True:
             with self.store.cond:
-                while not self._stop and self.store.rv == seen:
-                    timeout = 5.0 if due is None else due - time.monotonic()
+                while not self._stop and (self._held or self.store.rv == seen):
+                    timeout = 5.0 if due is None or self._held else due - time.monotonic()
                     if timeout <= 0:
                         break
                     self.store.cond.wait(timeout)
@@ -125,6 +140,9 @@ class Controller:
                     traceback.print_exc(file=sys.stderr)
                     due = time.monotonic() + 0.5
                 seen = self.store.rv
+                if self.reconciled_rv != seen:
+                    self.reconciled_rv = seen
+                    self.store.cond.notify_all()
 
     def reconcile(self) -> float | None:
         """Run every controller until nothing changes; return the next timed wake-up.

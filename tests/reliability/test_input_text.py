@@ -21,6 +21,7 @@ from kubectl_adapter.contract.errors import InvalidInput
 from kubectl_adapter.contract.spec import parse_spec
 from kubectl_adapter.contract.storable_text import unstorable_characters
 from kubectl_adapter.rules.render import render_manifest
+from tests.k8s_expansion import every_name, expand
 
 BASE: dict[str, Any] = {"containerId": "42", "nodeId": "7", "hostname": "web-1",
                         "image": "nginx:latest", "cpus": 1, "memoryMb": 64}  # fmt: skip
@@ -90,9 +91,13 @@ def test_anything_the_wire_cannot_carry_is_refused(text: str) -> None:
     ),
     entrypoint=st.lists(st.text(max_size=20), max_size=4),
 )
+@example(env={"A": "$\xa0"}, entrypoint=["$(A)", "$$"])  # doubled on render, back on expansion
 def test_anything_accepted_renders_and_travels_unchanged(
     env: dict[str, str], entrypoint: list[str]
 ) -> None:
+    """Render escapes each ``$`` Kubernetes would read (docs/reconfiguration.md): what travels
+    is the escaped text, what the container gets (both kubelets' expansion, every variable
+    defined) is the text sent."""
     try:
         spec = parse_spec({**BASE, "env": env, "entrypoint": entrypoint})
     except InvalidInput as exc:
@@ -103,8 +108,11 @@ def test_anything_accepted_renders_and_travels_unchanged(
         "containers"
     ][0]
     rendered_env = {item["name"]: item["value"] for item in container.get("env", [])}
-    assert rendered_env == env
-    assert container.get("command", []) == entrypoint
+    for bytewise in (True, False):
+        seen = {k: expand(v, every_name, bytewise=bytewise) for k, v in rendered_env.items()}
+        assert seen == env
+        command = container.get("command", [])
+        assert [expand(w, every_name, bytewise=bytewise) for w in command] == entrypoint
     for text in [*env.values(), *entrypoint]:
         assert wire_round_trip(text), text
 
