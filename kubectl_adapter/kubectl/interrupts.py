@@ -12,6 +12,12 @@ importing or building its parser is raised as soon as ``interrupting()`` starts,
 CLI's error handling. The first signal decides the exit code; later ones are ignored until the
 process exits (``until_exit``, ``SIG_IGN`` at the end because interpreter shutdown resets
 Python handlers to the default action), so a SIGINT after a SIGTERM cannot turn 143 into -2.
+
+A signal that lands inside the import machinery itself (a module lock's weakref callback, for
+one) is not raised there: Python swallows an exception raised in such a callback ("Exception
+ignored in: <function _get_module_lock.<locals>.cb>"), and the command would go on as if no
+signal came, ignoring the ones after it. It is raised a moment later instead (``SIGALRM``,
+``RETRY_SECONDS``), once the interpreter is back in the adapter's own code.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from types import FrameType
 from typing import Any
 
 INTERRUPTING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# How soon a signal that landed inside the import machinery is raised again.
+RETRY_SECONDS = 0.02
 
 
 class Signalled(BaseException):
@@ -37,6 +45,13 @@ class Signalled(BaseException):
 class _State:
     deferring = 0
     pending: int | None = None
+    retry: int | None = None  # a signal to raise once out of the import machinery
+
+
+def _in_import_machinery(frame: FrameType | None) -> bool:
+    """The interrupted frame is importlib's own code (not a module being imported, whose
+    body may unwind like any code): an exception raised there may be swallowed."""
+    return frame is not None and frame.f_code.co_filename.startswith("<frozen importlib")
 
 
 def _raise(signum: int) -> None:
@@ -95,8 +110,17 @@ def interrupting(*, until_exit: bool = False) -> Iterator[Callable[[], None]]:
     def handle(signum: int, frame: FrameType | None) -> None:
         if fired:
             return  # already unwinding or printing: a second signal must not cut it short
+        if _in_import_machinery(frame):
+            _State.retry = signum
+            signal.setitimer(signal.ITIMER_REAL, RETRY_SECONDS)
+            return
         fired.append(signum)
         _raise(signum)
+
+    def again(alarm: int, frame: FrameType | None) -> None:
+        signum, _State.retry = _State.retry, None
+        if signum is not None:
+            handle(signum, frame)
 
     previous: dict[int, Any] = {}
     try:
@@ -104,6 +128,7 @@ def interrupting(*, until_exit: bool = False) -> Iterator[Callable[[], None]]:
         try:
             for signum in INTERRUPTING_SIGNALS:
                 previous[signum] = signal.signal(signum, handle)
+            previous[signal.SIGALRM] = signal.signal(signal.SIGALRM, again)
         finally:
             _State.deferring -= 1
         early = _State.pending
@@ -113,6 +138,8 @@ def interrupting(*, until_exit: bool = False) -> Iterator[Callable[[], None]]:
             raise Signalled(early)
         yield finishing
     finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        _State.retry = None
         if until_exit:
             # Ignored, not merely unhandled: interpreter shutdown resets Python-level
             # handlers to the default action (a late SIGINT would end us with -2), not SIG_IGN.

@@ -77,3 +77,38 @@ def test_a_signal_while_the_cli_imports_the_provider_waits_for_the_import(
     with interrupts.interrupting(), pytest.raises(interrupts.Signalled):
         app._provider(args, runner)
     assert finished == [True]  # the import ran to its end before the signal was raised
+
+
+def _frame_of(filename: str) -> Any:
+    """A frame whose code says it is ``filename`` (as importlib's frozen modules do)."""
+    scope: dict[str, Any] = {}
+    exec(compile("import sys\nframe = sys._getframe()", filename, "exec"), scope)
+    return scope["frame"]
+
+
+def test_a_signal_inside_the_import_machinery_is_raised_just_after_it() -> None:
+    """Python swallows an exception raised in importlib's module-lock weakref callback
+    ("Exception ignored in: <function _get_module_lock.<locals>.cb>"): a SIGTERM raised there
+    was lost, and the command went on ignoring every later signal. It is raised a moment
+    later, out of importlib's own code."""
+    with interrupts.interrupting(), pytest.raises(interrupts.Signalled) as info:
+        handler = signal.getsignal(signal.SIGTERM)
+        assert callable(handler)
+        try:
+            handler(signal.SIGTERM, _frame_of("<frozen importlib._bootstrap>"))
+        except interrupts.Signalled:
+            pytest.fail("raised inside importlib's own code, where Python may swallow it")
+        # The retry's SIGALRM (RETRY_SECONDS) ends this wait with the Signalled; the wait's
+        # length only bounds a broken retry.
+        signal.sigtimedwait([signal.SIGUSR2], 5)
+    assert info.value.signum == signal.SIGTERM
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_signal_in_a_module_being_imported_is_raised_at_once() -> None:
+    """Code of a module being imported unwinds like any other: only importlib's own frames
+    wait for the retry."""
+    with interrupts.interrupting(), pytest.raises(interrupts.Signalled):
+        handler = signal.getsignal(signal.SIGTERM)
+        assert callable(handler)
+        handler(signal.SIGTERM, _frame_of("/site-packages/jinja2/environment.py"))
