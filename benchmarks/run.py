@@ -419,6 +419,11 @@ def main() -> int:
         out("| operation | median s | max s |\n|---|---|---|")
         for label, values in latencies.items():
             out(f"| {label} | {statistics.median(values):.3f} | {max(values):.3f} |")
+        from benchmarks.waits import INTRO, measure  # imports this module: not at the top
+
+        out(INTRO)
+        for line in measure(3):
+            out(line)
     if not args.no_write:
         (ROOT / "docs" / "performance.md").write_text("\n".join(lines) + "\n" + _NOTES)
         print("\nwrote docs/performance.md")
