@@ -272,7 +272,8 @@ def watch_together(
 ) -> tuple[bool | None, int, int | None, list[str]]:
     """Run several watching kubectl processes at once, for at most ``seconds``: each one's
     stdout lines (one JSON watch event each: ``--output-watch-events``) and stderr lines go
-    to ``watching`` as they come, in the order the pipes deliver them, stdout first.
+    to ``watching`` as they come, what a kubectl printed on stdout before a stderr line
+    judged before that line.
 
     ``(True|False, -1, None, stderrs)``: ``watching`` decided / the time passed (all killed);
     ``(None, i, exit status, stderrs)``: kubectl ``i`` exited first (the others killed)."""
@@ -321,19 +322,24 @@ def watch_together(
                 if fd not in pipes:
                     continue
                 index, is_stdout, _ = pipes[fd]
-                # What kubectl printed before a stderr line is judged before that line (a
-                # big list's events may take several reads).
-                order = [fd] if is_stdout else [*_stdout_of(pipes, index), fd]
-                for source in order:
-                    while source == fd or select.select([source], [], [], 0)[0]:
-                        ended = _read(source, pipes, watching, err)
-                        if ended is False:  # stdout closed: kubectl is exiting
-                            status = _exit_status(procs[index], pipes, index, err)
-                            return None, index, status, _texts(err)
-                        if ended:
-                            return True, -1, None, _texts(err)
-                        if source == fd:
-                            break
+                if is_stdout:
+                    ended = _read(fd, pipes, watching, err)
+                else:
+                    # What kubectl printed before a stderr line is judged before that line
+                    # (its watch line says the list is complete). Its stdout is drained
+                    # after the stderr read, not before: kubectl may print its list and log
+                    # the watch line between a look at stdout and that read, and then "no
+                    # Deployment" would be judged as "deleted".
+                    chunk = os.read(fd, 1 << 16)
+                    err[index].append(chunk)
+                    ended = _drain(_stdout_of(pipes, index), pipes, watching, err)
+                    if ended is None:
+                        ended = _fed(fd, chunk, pipes, watching)
+                if ended is False:  # stdout closed: kubectl is exiting
+                    status = _exit_status(procs[index], pipes, index, err)
+                    return None, index, status, _texts(err)
+                if ended:
+                    return True, -1, None, _texts(err)
     finally:
         for exited in exits:
             os.close(exited)
@@ -349,14 +355,23 @@ def _read_buffered(
 ) -> bool:
     """What an exited kubectl left in its stdout, judged without waiting for the pipe to
     close: True when it decided the wait."""
+    return _drain(fds, pipes, watching, err) is True
+
+
+def _drain(
+    fds: list[int],
+    pipes: dict[int, tuple[int, bool, _Lines]],
+    watching: Watching,
+    err: list[list[bytes]],
+) -> bool | None:
+    """Every stdout ``fds`` holds now, judged (a big list's events take several reads):
+    True decided, False a stdout closed, None go on."""
     for fd in fds:
         while fd in pipes and select.select([fd], [], [], 0)[0]:
             ended = _read(fd, pipes, watching, err)
-            if ended:
-                return True
-            if ended is False:
-                break
-    return False
+            if ended is not None:
+                return ended
+    return None
 
 
 def _stand_ins(
@@ -390,10 +405,18 @@ def _read(
 ) -> bool | None:
     """One read of a ready pipe, its complete lines judged: True decided, False the stdout
     closed, None go on."""
-    index, is_stdout, lines = pipes[fd]
+    index, is_stdout, _ = pipes[fd]
     chunk = os.read(fd, 1 << 16)
     if not is_stdout:
         err[index].append(chunk)
+    return _fed(fd, chunk, pipes, watching)
+
+
+def _fed(
+    fd: int, chunk: bytes, pipes: dict[int, tuple[int, bool, _Lines]], watching: Watching
+) -> bool | None:
+    """A chunk read from ``fd``, its complete lines judged (as ``_read``)."""
+    index, is_stdout, lines = pipes[fd]
     for line in lines.feed(chunk):
         if _judged(watching, index, is_stdout, line):
             return True

@@ -705,6 +705,63 @@ def test_what_a_watch_printed_is_judged_before_its_stderr_after_it(tmp_path: Pat
     assert seen.seen[0][1]["object"]["pad"] == "x" * 200_000
 
 
+def test_what_a_watch_printed_while_its_stderr_was_awaited_is_judged_before_that_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kubectl logs its list request, then prints the list and logs the watch request while
+    we look from its stdout to its stderr: the stderr read then holds the watch line, and
+    the list must still be judged first (judged after it, a listed Deployment read as
+    "deleted")."""
+    from kubectl_adapter.kubectl import processes
+
+    go, done = tmp_path / "go", tmp_path / "done"
+    os.mkfifo(go)
+    os.mkfifo(done)
+    event = {"type": "ADDED", "object": {"metadata": {"name": "web-1"}}}
+    kubectl = _watch_script(
+        tmp_path,
+        "echo 'round_trippers.go:553] GET https://k/apis/apps/v1/namespaces/testns/deployments"
+        "?limit=500 200 OK in 3 milliseconds' >&2\n"
+        f"cat {go} >/dev/null\n"  # until our first read of its stderr
+        f"printf '%s\\n' {_sh(json.dumps(event))}\n"
+        "echo listed >&2\n"
+        f"echo >{done}\n"
+        "exec sleep 30\n",
+    )
+    stderrs: set[int] = set()
+    real_spawn, real_read = processes.spawn, os.read
+
+    def spawn(*args: Any) -> subprocess.Popen[Any]:
+        proc = real_spawn(*args)
+        assert proc.stderr is not None
+        stderrs.add(proc.stderr.fileno())
+        return proc
+
+    class HeldOs:
+        """``os`` for processes.py, whose first stderr read lets kubectl print its list and
+        log its watch line just before the read (the gap a loaded machine opens)."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(os, name)
+
+        def read(self, fd: int, size: int) -> bytes:
+            if fd in stderrs:
+                stderrs.clear()
+                with open(go, "w"):
+                    pass
+                with open(done) as written:
+                    written.read()
+            return real_read(fd, size)
+
+    monkeypatch.setattr(processes, "spawn", spawn)
+    monkeypatch.setattr(processes, "os", HeldOs())
+    runner = KubectlRunner(ClusterConfig(kubectl=kubectl, namespace="testns"))
+    seen = Recorder(decide=lambda seen: seen[-1][1] == "stderr: listed")
+    assert runner.watch_together([["get", "x"]], seen, seconds=20, wait=WAIT) == (True, None)
+    assert seen.seen[0] == (0, event), seen.seen
+    assert seen.seen[-1] == (0, "stderr: listed")
+
+
 def test_watches_that_decide_nothing_end_with_their_bound(tmp_path: Path) -> None:
     kubectl = _watch_script(tmp_path, "printf '{\"n\": 1}\\n'\nexec sleep 30\n")
     runner = KubectlRunner(ClusterConfig(kubectl=kubectl, namespace="testns"))
