@@ -1,7 +1,8 @@
 """Lists in pages (``limit``/``continue``), as kubectl asks for them: every page of one list
 says the first page's resourceVersion, as an API server's do. kubectl watches from that
 version only when its pages agree; otherwise it watches from "" and the watch replays every
-object (and a wait reads a list twice)."""
+object (and a wait reads a list twice). A write between two pages neither repeats nor skips
+an item that was there all along (the next page continues after the last key sent)."""
 
 from __future__ import annotations
 
@@ -27,11 +28,10 @@ def test_a_watch_after_a_paged_list_starts_from_the_first_pages_version(tmp_path
     with FakeCluster(tmp_path / "fake", pod_ready_delay=0.2, termination_delay=0.1) as fc:
         for i in range(3):
             fc.create_object(_pod(f"paged-{i}"))
-        # A write between the first and the second page moves the store's resourceVersion.
+        # A write between the first and the second page moves the store's resourceVersion,
+        # and adds a Pod that sorts before the page's last one (an offset would then repeat it).
         fc.on_request(
-            after=lambda: fc.create_object(
-                {**_pod("elsewhere"), "metadata": {"name": "elsewhere", "namespace": "default"}}
-            ),
+            after=lambda: fc.create_object(_pod("a-paged")),
             method="GET",
             path_regex=r"/api/v1/namespaces/default/pods$",
             query={"limit": "1"},
@@ -69,8 +69,11 @@ def test_a_watch_after_a_paged_list_starts_from_the_first_pages_version(tmp_path
             out, _ = proc.communicate()
         pages = [r for r in fc.requests if r.path.endswith("/pods") and "watch" not in r.query]
         assert len(pages) == 3  # one Pod a page
-        first = json.loads(out.splitlines()[0])["object"]
-        names = [item["metadata"]["name"] for item in first.get("items", [first])]
-        assert names == ["paged-0"]
+        paged = [
+            item["metadata"]["name"]
+            for line in out.splitlines()
+            for item in json.loads(line)["object"].get("items", [])
+        ]  # each page is printed as a List (the watch's own events are single objects)
+        assert paged == ["paged-0", "paged-1", "paged-2"]
         # The watch resumes from the list's version, not from "" (a replay of everything).
         assert watch.query.get("resourceVersion") not in (None, "", "0")

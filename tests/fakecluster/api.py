@@ -478,25 +478,32 @@ class Api:
             ]
             rv = str(self.store.rv)
         # Pages as kubectl asks for them (``limit=500``, then ``continue``): the token holds the
-        # first page's resourceVersion and the offset of the next page, opaque to kubectl,
-        # which only sends it back. Every page says the first page's resourceVersion, as an
-        # API server's pages of one list do: kubectl watches from it only when all its pages
-        # agree (otherwise it watches from "", and the watch replays every object).
+        # first page's resourceVersion and the key (namespace/name, the store's order) of the
+        # last item sent, opaque to kubectl, which only sends it back. Every page says the first
+        # page's resourceVersion, as an API server's pages of one list do: kubectl watches from
+        # it only when all its pages agree (otherwise it watches from "", and the watch replays
+        # every object). Continuing after a key, not an offset, keeps a write between two
+        # pages from repeating or skipping an item that was there all along.
         limit = int(req.query.get("limit") or 0)
         token = req.query.get("continue") or ""
-        first_rv, _, offset_text = token.rpartition(":")
         if token:
-            if not first_rv or not offset_text.isdigit():
+            first_rv, _, after = token.partition(":")
+            after_ns, slash, after_name = after.partition("/")
+            if not first_rv.isdigit() or not slash:
                 raise ApiError(bad_request(f"invalid continue token: {token!r}"))
             rv = first_rv
-        offset = int(offset_text or 0)
+            items = [
+                o
+                for o in items
+                if (o["metadata"].get("namespace", ""), o["metadata"]["name"])
+                > (after_ns, after_name)
+            ]
         metadata: dict[str, Any] = {"resourceVersion": rv}
-        if limit > 0 or offset:
-            end = offset + limit if limit > 0 else len(items)
-            if end < len(items):
-                metadata["continue"] = f"{rv}:{end}"
-                metadata["remainingItemCount"] = len(items) - end
-            items = items[offset:end]
+        if 0 < limit < len(items):
+            last = items[limit - 1]["metadata"]
+            metadata["continue"] = f"{rv}:{last.get('namespace', '')}/{last['name']}"
+            metadata["remainingItemCount"] = len(items) - limit
+            items = items[:limit]
         return (
             200,
             {
