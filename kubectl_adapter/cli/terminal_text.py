@@ -84,33 +84,41 @@ def is_shown(char: str, encoding: str | None = None) -> bool:
     return True
 
 
-def _plain(text: str, encoding: str | None) -> bool:
-    """The common case, in C: nothing to escape (checked a line's worth at a time)."""
-    if not text.replace("\n", " ").isprintable():
-        return False
+def _unencodable(error: UnicodeError) -> tuple[str, int]:
+    """The codec error handler: what ``encoding`` cannot carry, as escapes."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    return "".join(map(escape, error.object[error.start : error.end])), error.end
+
+
+codecs.register_error("kubectl_adapter.escape", _unencodable)
+
+
+def _carried(text: str, encoding: str | None) -> str:
+    """``text`` with what ``encoding`` cannot carry escaped (in C: the codec's own loop)."""
     if text.isascii() or _utf(encoding):
-        return True
+        return text
     try:
-        text.encode(encoding or "utf-8")
-    except (UnicodeEncodeError, LookupError):
-        return False
-    return True
+        return text.encode(str(encoding), "kubectl_adapter.escape").decode(str(encoding))
+    except LookupError:  # no such codec: ASCII is what every terminal shows
+        return text.encode("ascii", "kubectl_adapter.escape").decode("ascii")
 
 
 def shown(text: str, encoding: str | None = None) -> str:
     """``text`` as a terminal may show it in ``encoding`` (None: UTF-8); line feeds kept."""
     if "\t" in text:
         text = text.expandtabs()
-    if _plain(text, encoding):
-        return text
-    return "".join(c if c == "\n" or is_shown(c, encoding) else escape(c) for c in text)
+    # The common case is checked in C: nothing to escape but what the encoding lacks.
+    if not text.replace("\n", " ").isprintable():
+        text = "".join(c if c == "\n" or c.isprintable() else escape(c) for c in text)
+    return _carried(text, encoding)
 
 
 def one_line(text: str, encoding: str | None = None) -> str:
     """``shown`` kept to one line: a line feed or tab is escaped too (a cell, the progress line)."""
-    if text.isascii() and text.isprintable():
-        return text
-    return "".join(c if is_shown(c, encoding) else escape(c) for c in text)
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else escape(c) for c in text)
+    return _carried(text, encoding)
 
 
 class ShownStream:
