@@ -33,6 +33,7 @@ from .output import (
     write_result,
 )
 from .parser import PROG, build_parser
+from .terminal_text import shown_stderr
 
 if TYPE_CHECKING:
     from ..contract.spec import ContainerSpec
@@ -244,7 +245,9 @@ def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        with stderr_or_null():
+        # Everything written to stderr (errors, notes, progress, the -v log) is for a person:
+        # behind terminal_text's door for the whole command.
+        with stderr_or_null(), shown_stderr():
             return _main(list(sys.argv[1:] if argv is None else argv), process)
     finally:
         if collecting:

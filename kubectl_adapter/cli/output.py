@@ -1,8 +1,12 @@
 """How a command's document reaches stdout: ``-o json`` (Manager's contract), ``yaml``,
 ``table``, ``wide``, ``name``; ``describe``'s text.
 
-JSON is the default and exactly what it always was. YAML, tables, names and describe's text
-are built from the same JSON document, so they can never disagree with it. ``yaml_text``,
+JSON is the default and exactly what it always was, in UTF-8 whatever the locale
+(``put_exact``). YAML, tables, names and describe's text are built from the same JSON
+document, so they can never disagree with it, and are written by ``put``, through
+``terminal_text.shown``: no character from the cluster or the spec acts on the terminal, and
+what the stream's encoding cannot carry is escaped, never a failure. Notes and errors for a
+person go to stderr, behind the same door (``terminal_text.ShownStream``). ``yaml_text``,
 ``tables`` and ``describe_text`` are imported only when asked for: Manager's JSON path
 imports nothing new.
 
@@ -20,9 +24,11 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import IO, Any, NamedTuple
+from typing import IO, Any
 
 from ..contract.errors import OutputFailed
+from .formats import FORMATS, HUMAN, Shown, refusal
+from .terminal_text import ShownStream, shown, shown_stream
 
 __all__ = [
     "FORMATS",
@@ -30,6 +36,7 @@ __all__ = [
     "deliver",
     "lost",
     "put",
+    "put_exact",
     "refusal",
     "settle",
     "stderr_or_null",
@@ -42,44 +49,6 @@ __all__ = [
 # EIO), ValueError (a closed file object), AttributeError (a stream that is None).
 WRITE_FAILURES = (OSError, ValueError, AttributeError)
 
-FORMATS = ("json", "yaml", "table", "wide", "name")
-# For people: errors go to stderr as a line of text (Manager reads json).
-HUMAN = frozenset({"table", "wide", "name"})
-# The commands answering with Snapshots: the workload tables (tables.py) and -o wide.
-SNAPSHOT_COMMANDS = frozenset({"list", "status", "create", "start", "stop", "reconfigure"})
-# The commands -o name means something for: their answer names objects (tables.names).
-NAME_COMMANDS = SNAPSHOT_COMMANDS | {"delete", "nodes"}
-
-
-class Shown(NamedTuple):
-    """How the result is shown: the format, and ``--no-headers``."""
-
-    format: str
-    headers: bool = True
-
-
-def refusal(command: str, fmt: str, *, dry_run: bool) -> str | None:
-    """Why ``-o fmt`` means nothing for this command (checked before anything runs), or None."""
-    if command == "render" and fmt != "yaml":
-        return f"render prints the manifest as YAML: -o {fmt} does not apply"
-    if fmt == "name":
-        if dry_run:
-            return "a --dry-run plan names no object: -o name does not apply (use -o json)"
-        if command not in NAME_COMMANDS:
-            return (
-                f"{command} names no workload: -o name applies to list, status, create, "
-                "start, stop, reconfigure, delete and nodes"
-            )
-    if fmt == "wide" and command not in SNAPSHOT_COMMANDS:
-        return (
-            f"-o wide applies to the workload tables (list, status, create, start, stop, "
-            f"reconfigure), not to {command}"
-        )
-    if command == "describe" and fmt not in ("json", "yaml", "table"):
-        return f"describe prints text, -o json or -o yaml: -o {fmt} does not apply"
-    return None
-
-
 # What ``-o table`` says on stderr, like kubectl's "No resources found", when a list is empty.
 _EMPTY = {"list": "No Manager workloads found.", "nodes": "No nodes found."}
 
@@ -89,15 +58,18 @@ def write_json(document: Any, out: IO[str]) -> None:
     # json's C encoder is ~10x faster than the indenting one on a 5,000-item list.
     indent = 2 if out.isatty() else None
     # The documents are trees the adapter builds (no cycles to look for): ~17% quicker.
-    put(out, json.dumps(document, indent=indent, check_circular=False) + "\n")
+    put_exact(out, json.dumps(document, indent=indent, check_circular=False) + "\n")
 
 
-def write_result(command: str, result: Any, shown: Shown | str, out: IO[str], err: IO[str]) -> None:
-    """A command's result: ``render``'s manifest as is, any other document as ``shown``."""
-    shown = Shown(shown) if isinstance(shown, str) else shown
-    fmt = shown.format
+def write_result(command: str, result: Any, how: Shown | str, out: IO[str], err: IO[str]) -> None:
+    """A command's result: ``render``'s manifest as is, any other document as ``how`` says."""
+    how = Shown(how) if isinstance(how, str) else how
+    fmt = how.format
+    person = shown_stream(err)  # notes for a person, behind the same door as the result
     if isinstance(result, str):
-        put(out, result)
+        # render's manifest, input for `kubectl apply`: exact (every value in it went
+        # through tojson, so it is printable ASCII).
+        put_exact(out, result)
     elif fmt == "yaml":
         _write_yaml(result, out)
     elif command == "describe" and fmt == "table" and "dryRun" not in result:
@@ -105,7 +77,7 @@ def write_result(command: str, result: Any, shown: Shown | str, out: IO[str], er
 
         put(out, describe_text(result))
     elif fmt in ("table", "wide"):
-        _write_table(command, result, shown, out, err)
+        _write_table(command, result, how, out, person)
     elif fmt == "name":
         from .tables import names
 
@@ -113,25 +85,25 @@ def write_result(command: str, result: Any, shown: Shown | str, out: IO[str], er
         put(out, "".join(f"{name}\n" for name in found))
         if not found:  # kubectl: "No resources found", on stderr; a note, never a failure
             note = _EMPTY.get(command) or f"{result.get('providerId')}: no such deployment"
-            _note(err, note)
+            _note(person, note)
     else:
         write_json(result, out)
 
 
-def _write_table(command: str, result: Any, shown: Shown, out: IO[str], err: IO[str]) -> None:
+def _write_table(command: str, result: Any, how: Shown, out: IO[str], err: ShownStream) -> None:
     from .tables import drifted, table
 
     wide = None
-    if shown.format == "wide":
+    if how.format == "wide":
         from ..rules.clock import utc_now
 
         wide = utc_now()
-    text = table(command, result, wide=wide, headers=shown.headers)
+    text = table(command, result, wide=wide, headers=how.headers)
     if text is None:
         _write_yaml(result, out)
     elif text:
         put(out, text)
-        if shown.headers:  # a person reading: say where the changes are shown
+        if how.headers:  # a person reading: say where the changes are shown
             for provider_id in drifted(command, result):
                 _note(
                     err,
@@ -142,7 +114,7 @@ def _write_table(command: str, result: Any, shown: Shown, out: IO[str], err: IO[
         _note(err, _EMPTY.get(command, "Nothing found."))
 
 
-def _note(err: IO[str], line: str) -> None:
+def _note(err: ShownStream, line: str) -> None:
     """A note for a person on stderr: never a reason to fail the command."""
     with contextlib.suppress(*WRITE_FAILURES):
         err.write(line + "\n")
@@ -158,21 +130,40 @@ def write_error(document: dict[str, Any], fmt: str, out: IO[str], err: IO[str]) 
     else:
         from .yaml_text import dump
 
+        person = shown_stream(err)
         error = document["error"]
-        err.write(f"Error ({error['type']}): {error['message']}\n")
+        person.write(f"Error ({error['type']}): {error['message']}\n")
         if error.get("details"):
-            details = dump({"details": error["details"]})
-            err.write("".join(f"  {line}\n" for line in details.splitlines()))
-        err.flush()
+            details = dump({"details": error["details"]}, encoding=person.encoding)
+            person.write("".join(f"  {line}\n" for line in details.splitlines()))
+        person.flush()
 
 
 def _write_yaml(document: Any, out: IO[str]) -> None:
     from .yaml_text import dump
 
-    put(out, dump(document))
+    # Escaped inside double-quoted scalars where the terminal cannot show a character: still
+    # valid YAML, read back to the same value (``put`` then finds nothing left to change).
+    put(out, dump(document, encoding=_encoding(out)))
+
+
+def _encoding(out: IO[str]) -> str:
+    return getattr(out, "encoding", None) or "utf-8"
 
 
 def put(out: IO[str], text: str) -> None:
+    """A human form's ``text`` on ``out``: through ``terminal_text.shown`` in ``out``'s
+    encoding, so nothing in it drives the terminal and every character can be written."""
+    encoding = _encoding(out)
+    _write_all(out, shown(text, encoding), encoding)
+
+
+def put_exact(out: IO[str], text: str) -> None:
+    """Manager's JSON (or render's manifest) as it is, in UTF-8 whatever the locale."""
+    _write_all(out, text, "utf-8")
+
+
+def _write_all(out: IO[str], text: str, encoding: str) -> None:
     """All of ``text`` on ``out``, or an exception. A stream with a file descriptor is written
     through it until every byte is out: when stdout is unbuffered (``PYTHONUNBUFFERED``, as
     under Manager's and CI's environments) its text layer takes one short ``write`` for the
@@ -184,8 +175,7 @@ def put(out: IO[str], text: str) -> None:
         out.flush()
         return
     out.flush()
-    encoding = getattr(out, "encoding", None) or "utf-8"
-    data = memoryview(text.encode(encoding, getattr(out, "errors", None) or "strict"))
+    data = memoryview(text.encode(encoding))
     while data:
         data = data[os.write(fd, data) :]
 
@@ -223,8 +213,9 @@ def lost(exc: BaseException, code: int, what: str, prog: str) -> int:
 def say(line: str) -> None:
     """One line on stderr, when stderr can take it (nothing else to tell it to otherwise)."""
     with contextlib.suppress(*WRITE_FAILURES):
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
+        err = shown_stream(sys.stderr)
+        err.write(line + "\n")
+        err.flush()
 
 
 def _reason(exc: BaseException) -> str:

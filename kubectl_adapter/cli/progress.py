@@ -6,7 +6,9 @@ the line is erased when the wait ends, so the terminal keeps only the result. Us
 stderr is a terminal (``enabled``); Manager's pipes get nothing extra. No progress library:
 one line needs a carriage return and an erase, and a library would cost start-up time.
 A terminal that can no longer be written (closed, hung up: EIO) ends the display quietly:
-the wait it shows goes on, since losing the picture must never stop the work.
+the wait it shows goes on, since losing the picture must never stop the work. Everything it
+writes goes through ``terminal_text.ShownStream`` (the line, kubectl's words in it, the ``-v``
+log written above it); its carriage return and erase are the only controls it writes itself.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import threading
 from collections.abc import Callable
 from time import monotonic
 from typing import IO
+
+from .terminal_text import ShownStream, one_line, shown_stream
 
 __all__ = ["TerminalProgress", "enabled"]
 
@@ -45,7 +49,7 @@ class TerminalProgress:
 
     def __init__(
         self,
-        stream: IO[str],
+        stream: IO[str] | ShownStream,
         *,
         prog: str = "kubectl-adapter",
         interval: float = 1.0,
@@ -53,6 +57,7 @@ class TerminalProgress:
         width: Callable[[], int] | None = None,
     ) -> None:
         self.stream = stream
+        self._out = shown_stream(stream)
         self.prog = prog
         self.interval = interval
         self.clock = clock
@@ -116,29 +121,32 @@ class TerminalProgress:
         text = f"{self.prog}: waiting for {self._what} ({spent} of {elapsed(self._timeout)})"
         if self._detail:
             text += f": {self._detail}"
-        text = "".join(c if c.isprintable() else " " for c in text)
+        text = one_line(text, self._out.encoding)
         room = max(20, self.width() - 1)
         return text if len(text) <= room else text[: room - 3] + "..."
 
     def _draw(self) -> None:
         if self._what is None:
             return
-        self._shown = self._put(ERASE + self.line(), flush=True)
+        self._shown = self._put(self.line(), flush=True, control=ERASE)
 
     def _erase(self) -> None:
         if self._shown:
-            self._put(ERASE, flush=True)
+            self._put("", flush=True, control=ERASE)
             self._shown = False
 
-    def _put(self, text: str, *, flush: bool) -> bool:
-        """Write (and flush); False, and never again, once the terminal cannot take it."""
+    def _put(self, text: str, *, flush: bool, control: str = "") -> bool:
+        """Write ``control`` (the display's own) then ``text`` (made safe), and flush; False,
+        and never again, once the terminal cannot take it."""
         if self._broken:
             return False
         try:
+            if control:
+                self._out.write_control(control)
             if text:
-                self.stream.write(text)
+                self._out.write(text)
             if flush:
-                self.stream.flush()
+                self._out.flush()
         except (OSError, ValueError):
             self._broken = True
             return False
@@ -152,7 +160,7 @@ class TerminalProgress:
     def _terminal_width(self) -> int:
         """The terminal's columns; a terminal that says 0 (no size set) gets $COLUMNS or 80."""
         try:
-            columns = os.get_terminal_size(self.stream.fileno()).columns
+            columns = os.get_terminal_size(self._out.fileno()).columns
         except (AttributeError, ValueError, OSError):
             columns = 0
         if columns > 0:

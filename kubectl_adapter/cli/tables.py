@@ -2,8 +2,9 @@
 
 Each layout reads the document Manager gets (the JSON contract), never a model, so a table
 can never say something the JSON does not. Columns are left-aligned and three spaces apart
-like kubectl's; an absent value is ``<none>``; a cell never spans lines. ``wide`` adds the
-columns kubectl's ``-o wide`` would (age, Pod IP, node, image); ``name`` prints
+like kubectl's; an absent value is ``<none>``; a cell never spans lines (a line break in it,
+like any other non-printing character, is shown escaped: ``terminal_text.one_line``).
+``wide`` adds the columns kubectl's ``-o wide`` would (age, Pod IP, node, image); ``name`` prints
 ``deployment.apps/NAME`` lines for piping into kubectl. Commands without a layout here
 (delete, network, capabilities, render) and dry-run plans print YAML instead.
 """
@@ -14,7 +15,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from .output import SNAPSHOT_COMMANDS
+from .formats import SNAPSHOT_COMMANDS
+from .terminal_text import one_line
 
 __all__ = ["check_table", "drift_cell", "names", "nodes_table", "snapshots_table", "table"]
 
@@ -54,7 +56,9 @@ def render(
 
 
 def cell(value: Any) -> str:
-    """One line of text: ``<none>`` for null or empty, control characters as spaces."""
+    """One line of text: ``<none>`` for null or empty; a line break or any other character a
+    terminal would act on escaped (``\\n``, ``\\x1b``) here, so the columns are laid out at
+    the width they are shown (``output.put`` escapes again what the encoding cannot carry)."""
     if value is None or value == "":
         return NONE
     if value is True:
@@ -63,8 +67,7 @@ def cell(value: Any) -> str:
         return "false"
     if isinstance(value, float):
         return f"{value:g}"
-    text = str(value)
-    return "".join(" " if ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F else c for c in text)
+    return one_line(str(value))
 
 
 def drift_cell(drift: Any) -> str:

@@ -4,8 +4,11 @@ The documents are plain JSON data (objects, arrays, strings, numbers, booleans, 
 small emitter does, and ``-o yaml`` costs no import of a YAML library. A string is written
 plain only when every YAML 1.1 and 1.2 reader must read it back as that same string (so not
 ``no``, ``1:20``, ``0x1F``, ``=`` or ``a: b``); a multi-line one as a literal block when that
-keeps it exact; anything else double-quoted with escapes. ``tests/cli/test_yaml_text.py`` reads
-the output back with PyYAML for generated documents of every shape.
+keeps it exact; anything else double-quoted with escapes. A character a terminal would act
+on, or that the stream's ``encoding`` cannot carry (``terminal_text.is_shown``), is only ever
+written as an escape inside double quotes, so ``-o yaml`` stays valid YAML, reads back to the
+exact value, and passes ``terminal_text.shown`` unchanged. ``tests/cli/test_yaml_text.py``
+reads the output back with PyYAML for generated documents of every shape.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from __future__ import annotations
 import math
 import re
 from typing import Any
+
+from .terminal_text import is_shown
 
 __all__ = ["dump"]
 
@@ -25,15 +30,16 @@ _SIMPLE_KEY_LIMIT = 1000
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
 
 
-def dump(document: Any) -> str:
-    """``document`` as a YAML document ending in a newline."""
+def dump(document: Any, *, encoding: str | None = None) -> str:
+    """``document`` as a YAML document ending in a newline, for a stream in ``encoding``
+    (None: UTF-8)."""
     if isinstance(document, dict | list) and document:
-        return "\n".join(_block(document, 0)) + "\n"
-    head, tail = _inline(document, 2)
+        return "\n".join(_block(document, 0, encoding)) + "\n"
+    head, tail = _inline(document, 2, encoding)
     return "\n".join([head.lstrip(), *tail]) + "\n"
 
 
-def _block(value: dict[str, Any] | list[Any], indent: int) -> list[str]:
+def _block(value: dict[str, Any] | list[Any], indent: int, enc: str | None) -> list[str]:
     """A non-empty mapping or sequence, one entry per line at ``indent``."""
     pad = " " * indent
     lines: list[str] = []
@@ -41,53 +47,53 @@ def _block(value: dict[str, Any] | list[Any], indent: int) -> list[str]:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise TypeError(f"YAML keys must be strings, not {type(key).__name__}")
-            name = _string(key) if "\n" not in key else _quoted(key)
+            name = _string(key, enc) if "\n" not in key else _quoted(key, enc)
             if len(name) > _SIMPLE_KEY_LIMIT:
-                lines.extend(_explicit_entry(name, item, indent))
+                lines.extend(_explicit_entry(name, item, indent, enc))
             elif isinstance(item, dict) and item:
                 lines.append(f"{pad}{name}:")
-                lines.extend(_block(item, indent + 2))
+                lines.extend(_block(item, indent + 2, enc))
             elif isinstance(item, list) and item:
                 lines.append(f"{pad}{name}:")  # kubectl's style: "- " under the key
-                lines.extend(_block(item, indent))
+                lines.extend(_block(item, indent, enc))
             else:
-                head, tail = _inline(item, indent + 2)
+                head, tail = _inline(item, indent + 2, enc)
                 lines.append(f"{pad}{name}:{head}")
                 lines.extend(tail)
         return lines
     for item in value:
         if isinstance(item, dict | list) and item:
-            nested = _block(item, indent + 2)
+            nested = _block(item, indent + 2, enc)
             lines.append(f"{pad}- {nested[0][indent + 2 :]}")
             lines.extend(nested[1:])
         else:
-            head, tail = _inline(item, indent + 2)
+            head, tail = _inline(item, indent + 2, enc)
             lines.append(f"{pad}-{head}")
             lines.extend(tail)
     return lines
 
 
-def _explicit_entry(name: str, item: Any, indent: int) -> list[str]:
+def _explicit_entry(name: str, item: Any, indent: int, enc: str | None) -> list[str]:
     """``? key`` / ``: value``: YAML allows a plain ``key:`` only up to 1024 characters."""
     pad = " " * indent
     lines = [f"{pad}? {name}"]
     if isinstance(item, dict | list) and item:
         lines.append(f"{pad}:")
-        lines.extend(_block(item, indent + 2))
+        lines.extend(_block(item, indent + 2, enc))
     else:
-        head, tail = _inline(item, indent + 2)
+        head, tail = _inline(item, indent + 2, enc)
         lines.append(f"{pad}:{head}")
         lines.extend(tail)
     return lines
 
 
-def _inline(value: Any, indent: int) -> tuple[str, list[str]]:
+def _inline(value: Any, indent: int, enc: str | None) -> tuple[str, list[str]]:
     """What follows ``key:`` or ``-`` (with its leading space), and any literal block lines."""
     if isinstance(value, str):
-        block = _literal(value, indent)
+        block = _literal(value, indent, enc)
         if block is not None:
             return block
-        return " " + _string(value), []
+        return " " + _string(value, enc), []
     return " " + _scalar(value), []
 
 
@@ -122,7 +128,7 @@ def _scalar(value: Any) -> str:
     raise TypeError(f"not JSON data: {type(value).__name__}")
 
 
-def _string(text: str) -> str:
+def _string(text: str, enc: str | None) -> str:
     """Plain when it reads back unchanged in every YAML reader, else double-quoted."""
     if (
         _PLAIN.fullmatch(text)
@@ -131,27 +137,18 @@ def _string(text: str) -> str:
         and ": " not in text
     ):
         return text
-    return _quoted(text)
+    return _quoted(text, enc)
 
 
-def _printable(char: str) -> bool:
-    """YAML's printable characters, less NEL, the line and paragraph separators (line
-    breaks to a YAML reader) and the byte order mark. (A regular expression over these
-    ranges costs milliseconds to compile at every start.)"""
-    code = ord(char)
-    if code < 0xA0:
-        return 0x20 <= code <= 0x7E
-    if code <= 0xD7FF:
-        return code not in (0x2028, 0x2029)
-    return (0xE000 <= code <= 0xFFFD and code != 0xFEFF) or 0x10000 <= code <= 0x10FFFF
-
-
-def _quoted(text: str) -> str:
+def _quoted(text: str, enc: str | None) -> str:
     if text.isascii() and text.isprintable():  # the common case: nothing but " and \
         return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
     out = ['"']
     for char in text:
-        if char not in '"\\' and _printable(char):
+        # Written as itself only when printable for YAML (``is_shown``'s characters all
+        # are) and safe on the terminal in ``enc``: NEL, U+2028/9, the BOM, bidi controls
+        # and the C0/C1 controls are escaped.
+        if char not in '"\\' and is_shown(char, enc):
             out.append(char)
             continue
         escape = _ESCAPES.get(char)
@@ -168,7 +165,7 @@ def _quoted(text: str) -> str:
     return "".join(out)
 
 
-def _literal(text: str, indent: int) -> tuple[str, list[str]] | None:
+def _literal(text: str, indent: int, enc: str | None) -> tuple[str, list[str]] | None:
     """A multi-line string as ``|`` (one final newline) or ``|-`` (none), when exact."""
     if "\n" not in text or text.startswith(("\n", " ")) or text.endswith("\n\n"):
         return None
@@ -176,7 +173,7 @@ def _literal(text: str, indent: int) -> tuple[str, list[str]] | None:
     lines = body.split("\n")
     # Each line kept exactly: printable characters only (a tab or CR would need an
     # escape), and no trailing space.
-    if any(line.endswith(" ") or not all(map(_printable, line)) for line in lines):
+    if any(line.endswith(" ") or not all(is_shown(c, enc) for c in line) for line in lines):
         return None
     pad = " " * indent
     return (" |" if text.endswith("\n") else " |-"), [

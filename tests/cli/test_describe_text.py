@@ -100,4 +100,4 @@ def test_a_missing_workload_is_its_status_alone() -> None:
 def test_no_line_breaks_inside_a_value() -> None:
     document = crashing()
     document["snapshot"]["message"] = "line one\nline two\x1b[31m"
-    assert "Message:       line one line two [31m\n" in describe_text(document, NOW)
+    assert "Message:       line one\\nline two\\x1b[31m\n" in describe_text(document, NOW)

@@ -166,18 +166,19 @@ def on_a_terminal(*argv: str, stdout_too: bool = True) -> tuple[int, str, str]:
 
 
 def test_a_mistyped_command_at_a_terminal_gets_one_message_as_kubectl_words_it() -> None:
-    """Both the JSON error and the usage were printed; now one message, kubectl's way."""
+    """Both the JSON error and the usage were printed; now one message, kubectl's way (its
+    tab shown as the terminal shows it: stderr writes no control character but the line end)."""
     code, _, terminal = on_a_terminal("lsit")
     assert code == 2
     assert terminal == (
         'error: unknown command "lsit" for "kubectl-adapter"\n\n'
-        "Did you mean this?\n\tlist\n\n"
+        "Did you mean this?\n        list\n\n"
         "Run 'kubectl-adapter --help' for usage and examples.\n"
     )
     code, _, terminal = on_a_terminal("--node-idd", "7", "list", "-o", "table")
     assert code == 2
     assert terminal.startswith(
-        "error: unknown flag: --node-idd\n\nDid you mean this?\n\t--node-id\n"
+        "error: unknown flag: --node-idd\n\nDid you mean this?\n        --node-id\n"
     )
     # nothing close to say: the usage of the command instead
     code, _, terminal = on_a_terminal("create")

@@ -103,7 +103,8 @@ def test_unknown_values_are_none_and_a_cell_never_breaks_the_line() -> None:
         "<none>",
         "<none>",
     ]
-    assert lines[1].endswith("Unavailable: connection refused retry later")
+    # a line break or tab in a value is shown escaped, on the row's one line
+    assert lines[1].endswith("Unavailable: connection refused\\nretry\\tlater")
 
 
 def test_no_line_ends_in_spaces() -> None:
