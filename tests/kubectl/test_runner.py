@@ -738,7 +738,7 @@ def test_what_a_watch_printed_while_its_stderr_was_awaited_is_judged_before_that
         return proc
 
     class HeldOs:
-        """``os`` for processes.py, whose first stderr read lets kubectl print its list and
+        """``os`` for watches.py, whose first stderr read lets kubectl print its list and
         log its watch line just before the read (the gap a loaded machine opens)."""
 
         def __getattr__(self, name: str) -> Any:
