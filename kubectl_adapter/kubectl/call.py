@@ -54,9 +54,9 @@ class Pacing(NamedTuple):
 
 class Call(NamedTuple):
     """One kubectl run as decided: ``bound`` is how long its process may live (``cut``: that
-    is what was left of ``--deadline``; ``spent``: nothing was, it must not start).
-    ``retry_cold``: a read on its default bound, which gets one more run if kubectl spent the
-    bound on discovery and left the cache written. ``absent``: its 404 means "absent" to the
+    is what was left of ``--deadline``; ``spent``: nothing was, it must not start). A
+    ``read`` on its default bound gets one more run if kubectl spent that bound on discovery
+    and left the cache written (a cold cache). ``absent``: its 404 means "absent" to the
     caller (the log says so). ``stream``: stdout lines go to the progress display as they
     come. ``raw``: stdout is kept as bytes. A NamedTuple, immutable: ``dataclasses`` would
     import ``inspect`` on every command's start-up (architecture.md)."""
@@ -69,7 +69,6 @@ class Call(NamedTuple):
     cut: bool = False
     spent: bool = False
     deadline: float | None = None
-    retry_cold: bool = False
     absent: bool = False
     stream: bool = False
     raw: bool = False
@@ -110,7 +109,6 @@ def decide(
         cut=cut,
         spent=remaining is not None and remaining <= 0,
         deadline=config.deadline,
-        retry_cold=timeout is None and is_read(args),
         absent=absent,
         stream=stream,
         raw=raw,

@@ -125,7 +125,10 @@ def _explain(
     from .kubectl_errors import UNKNOWN_FLAG, explain_kubeconfig
 
     if error.details.get("reason") == UNKNOWN_FLAG:
-        return _name_version(error, call.argv[0], deadline_at)
+        import shutil
+
+        # The kubectl that ran, by its path (a --dry-run's argv names it as typed).
+        return _name_version(error, shutil.which(call.argv[0]) or call.argv[0], deadline_at)
     return explain_kubeconfig(
         error,
         kubeconfig_looked_for(config),

@@ -174,18 +174,16 @@ class KubectlRunner:
         says so, and its line goes on after a 404 when pasted under ``bash -e``. ``raw``:
         stdout comes as bytes, in ``raw`` (``stdout`` is then empty)."""
         argv = self.argv(args, namespace=namespace, request_timeout=request_timeout)
-        verbose = int(self.config.verbose)
-        if verbose:
-            _log(
-                "%s",
-                transcript_command(
-                    argv, stdin=stdin, absent=absent_ok, kubectl_verbosity=verbose > 1
-                ),
-            )
         call = decide(
             self.config, argv, args, remaining=self.remaining(), timeout=timeout,
             stdin=stdin, absent=absent_ok, stream=stream, raw=raw,
         )  # fmt: skip
+        verbose = int(self.config.verbose)
+        if verbose:
+            shown = transcript_command(
+                call.argv, stdin=call.stdin, absent=call.absent, kubectl_verbosity=verbose > 1
+            )
+            _log("%s", shown)
         if call.spent:
             if verbose:
                 _log("# not run: the command's overall deadline (--deadline) was reached")
@@ -212,7 +210,7 @@ class KubectlRunner:
             cold, began = opened.cold, opened.began
             ended = process.run(call, began, started=opened.proc)
         else:
-            cold = discovery_stamp(self.config.cache_dir) if call.retry_cold else None
+            cold = discovery_stamp(self.config.cache_dir) if call.kind == "read" else None
             began = monotonic()
             ended = process.run(call, began, echo=echo)
         if (
@@ -326,7 +324,7 @@ class KubectlRunner:
         # A watch is judged by its events, not paced by its log.
         calls = [
             decide(self.config, argv, args, remaining=remaining, timeout=seconds)._replace(
-                pacing=None, retry_cold=False
+                pacing=None
             )
             for argv, args in zip(argvs, commands, strict=True)
         ]
