@@ -21,6 +21,7 @@ from .call import Call
 from .config import ClusterConfig, kubeconfig_looked_for, kubeconfig_missing, kubeconfig_usable
 from .process import Ended, text
 from .shapes import output_problem
+from .transcript import display
 
 # How a kubectl that rejected a flag is asked its version, and for how long at most.
 CLIENT_VERSION = ["version", "--client", "-o", "json"]
@@ -160,13 +161,15 @@ def _name_version(error: AdapterError, binary: str, deadline_at: float | None) -
 
 def parse_json(
     args: Sequence[str],
-    shown: str,
+    argv: Sequence[str],
     output: str | bytes,
     decode: Callable[[bytes], Any] | None,
 ) -> Any:
     """A JSON answer as the rules read it: ``decode``'s typed answer when it gives one, else
     ``json.loads``, checked by ``shapes``; empty output is None only under
-    ``--ignore-not-found``, anything else unreadable an InternalError naming the command."""
+    ``--ignore-not-found``, anything else unreadable an InternalError naming the command
+    (``argv``, the one run)."""
+    shown = display(argv)
     if not output or output.isspace():  # isspace stops at the first byte
         if _ignores_not_found(args):
             return None  # kubectl's only silent success: the named object is absent

@@ -297,7 +297,7 @@ class KubectlRunner:
         """
         result = self.run(args, raw=decode is not None, **kwargs)
         output: str | bytes = result.raw if decode is not None else result.stdout
-        return outcome.parse_json(args, self.display(result.argv), output, decode)
+        return outcome.parse_json(args, result.argv, output, decode)
 
     def watch_together(
         self,
