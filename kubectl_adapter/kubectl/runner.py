@@ -36,11 +36,11 @@ from .transcript import Wait, kubectl_stderr, seconds_arg, watched, watches
 from .transcript import command as transcript_command
 from .transcript import display as transcript_display
 from .transcript import outcome as transcript_outcome
-from .watches import Watching as Watching
-from .watches import watch_together
 
 if TYPE_CHECKING:
     from subprocess import Popen
+
+    from .watches import Watching
 
 
 def __getattr__(name: str) -> Any:
@@ -330,6 +330,8 @@ class KubectlRunner:
         ]
         if calls[0].spent:
             raise outcome.deadline_reached("before", calls[0])
+        from .watches import watch_together  # only a wait needs it: not at start-up
+
         began = monotonic()
         ended, index, returncode, stderrs = watch_together(calls, watching)
         stderr = stderrs[index] if index >= 0 else "".join(stderrs)
