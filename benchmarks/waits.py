@@ -27,7 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.run import ADAPTER, SPEC, sh  # noqa: E402
+from benchmarks.common import ADAPTER, SPEC, sh  # noqa: E402
 from tests.fakecluster import FakeCluster  # noqa: E402
 
 NS = "default"

@@ -1,10 +1,15 @@
 """The kubectl boundary: the only place that runs a process.
 
-Building argv (``commands``, ``runner``), running kubectl under bounds and process groups
-(``runner``, ``bounds``, ``interrupts``), the node's kubeconfig/context/namespace (``config``),
-translating kubectl's failures into typed errors (``kubectl_errors``), checking the shape
-of its JSON (``shapes``) and showing the commands to operators as bash they can paste (the
-``-v`` log and ``--dry-run`` plans: ``transcript``). It may import the contract (error
-types, names, redaction); never the rules or the operations: it knows how to talk to
-kubectl, not what the answers mean.
+A call goes down once, as ``subprocess.run`` does (decide, run, check): ``commands`` gives a
+step's kubectl arguments (the run and ``--dry-run`` share them); ``runner`` adds the node's
+flags (``config``) and decides the whole call before its process starts (``call.Call``: a
+read, a write or a wait, its bound within ``--deadline`` (``bounds``), whether its ``-v``
+log paces it), logs it as bash to paste (``transcript``), and hands it to ``process``, which
+spawns it in its own group, reads its pipes until it exits and feeds its stderr to ``pace``
+(the one question the reader asks: may it be stopped now?); a wait's watches run at once in
+``watches``. ``outcome`` turns what came back into the result or the one typed error
+(``kubectl_errors``' table), and checks a JSON answer's shape (``shapes``,
+``workload_fields``). Signals landing while a process starts are held by ``interrupts``.
+It may import the contract (error types, names, redaction); never the rules or the
+operations: it knows how to talk to kubectl, not what the answers mean.
 """

@@ -18,14 +18,14 @@ from ..contract.naming import (
     owner_labels,
     selector_string,
 )
-from .runner import wait_timeout_args
+from .call import wait_timeout_args
 
 # kubectl drops metadata.managedFields from its output unless asked; drift (rules/drift.py)
 # reads them from the same Deployment every read already returns.
 SHOW_MANAGED_FIELDS = "--show-managed-fields"
 
 # A read whose answer grows with the namespace logs each answered request (one per page of
-# 500 objects), so that its bound follows its requests, not its size (runner, ``pace``).
+# 500 objects), so that its bound follows its requests, not its size (``call.pacing``).
 ANSWERS = "-v=6"
 # A write logs each request as it leaves, so that it can be stopped while still in
 # discovery, before its change is sent; and each response's status, which types a 5xx whose

@@ -1,8 +1,11 @@
-"""How to reach one Manager node's cluster: the kubectl flags every call carries, and the
-bounds on every call and on the whole command."""
+"""How to reach one Manager node's cluster: the kubectl flags every call carries, the
+bounds on every call and on the whole command, and what kubectl finds on this host (its
+kubeconfig files, its HOME, its discovery cache)."""
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import os
 import re
 from typing import NamedTuple
@@ -16,10 +19,12 @@ __all__ = [
     "ClusterConfig",
     "context_in_use",
     "current_context_of",
+    "discovery_stamp",
     "kubeconfig_looked_for",
     "kubeconfig_missing",
     "kubeconfig_paths",
     "kubeconfig_usable",
+    "kubectl_environment",
 ]
 
 
@@ -146,3 +151,39 @@ def _kubeconfig_texts(config: ClusterConfig) -> list[str | None]:
 def kubeconfig_missing(config: ClusterConfig) -> bool:
     """No kubeconfig file kubectl would read exists (a wrong path, or none at all)."""
     return not any(os.path.exists(path) for path in kubeconfig_paths(config))
+
+
+# HOME for kubectl when $HOME/.kube/config cannot even be looked up: the Cloud SDK
+# dispatcher stats that path even with --kubeconfig or $KUBECONFIG and fails on any error
+# but "no such file" (HOME=/dev/null for a service user, ~/.kube a regular file or a symlink
+# loop: "not a directory", "too many levels of symbolic links"); under the conventional
+# no-home path it finds no file and carries on, reading only the kubeconfig it was given.
+NO_HOME = "/nonexistent"
+
+
+def kubectl_environment() -> dict[str, str] | None:
+    """kubectl's environment: ours (``None``), unless kubectl would fail on
+    ``$HOME/.kube/config`` before reading the kubeconfig it was given."""
+    home = os.environ.get("HOME")
+    if home is None:
+        return None
+    try:
+        os.stat(os.path.join(home, ".kube", "config"))
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return {**os.environ, "HOME": NO_HOME}
+    return None
+
+
+def discovery_stamp(cache_dir: str | None) -> tuple[int, int]:
+    """How many discovery caches kubectl has written, and the newest one's time."""
+    root = cache_dir or os.environ.get("KUBECACHEDIR")
+    if not root:
+        root = os.path.join(os.path.expanduser("~"), ".kube", "cache")
+    found = glob.glob(os.path.join(glob.escape(root), "discovery", "*", "servergroups.json"))
+    newest = 0
+    for path in found:
+        with contextlib.suppress(OSError):
+            newest = max(newest, os.stat(path).st_mtime_ns)
+    return len(found), newest

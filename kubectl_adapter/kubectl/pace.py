@@ -1,4 +1,7 @@
-"""What a running kubectl's ``-v`` log says about its requests, read as it runs.
+"""What a running kubectl's ``-v`` log says about its requests, read as it runs: the one
+interface between the process reader and the pacing policy. ``process`` feeds each stderr
+chunk to ``Pace.feed`` and asks ``idle_deadline`` (when may it stop kubectl?) and
+``stoppable`` (would stopping it now lose a change?); ``Pace`` never reaches back.
 
 At ``-v=6`` kubectl logs one line per answered request (``GET https://… 200 OK in 7
 milliseconds``); at ``-v=7`` one line as each request leaves (``PATCH https://…``) and one per
@@ -21,17 +24,6 @@ _ANSWERED = re.compile(r"round_trippers\.go:\d+\] (?:[A-Z]+ \S+|Response Status:
 # something.
 _REQUEST_SENT = re.compile(r"round_trippers\.go:\d+\] [A-Z]+ https?://\S+$", re.M)
 _WRITE_SENT = re.compile(r"round_trippers\.go:\d+\] (?:POST|PUT|PATCH|DELETE) https?://", re.M)
-_VERBOSITY = re.compile(r"^--?v(?:=|$)(\d*)")
-
-
-def verbosity(args: list[str] | tuple[str, ...]) -> int:
-    """kubectl's ``-v=N`` among ``args`` (the last one wins, as in kubectl); 0 without."""
-    level = 0
-    for arg in args:
-        found = _VERBOSITY.match(str(arg))
-        if found and found[1]:
-            level = int(found[1])
-    return level
 
 
 class Pace:
@@ -46,7 +38,6 @@ class Pace:
         self.answered = 0
         self.requests_logged = False
         self.write_sent = False
-        self.stalled = False  # stopped for want of an answer (set by the process reader)
         self._partial = b""
 
     def feed(self, chunk: bytes) -> None:

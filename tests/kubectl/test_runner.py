@@ -35,14 +35,14 @@ from kubectl_adapter.contract.errors import (
     Unavailable,
 )
 from kubectl_adapter.kubectl.bounds import READ_GRACE_SECONDS
-from kubectl_adapter.kubectl.config import ClusterConfig
-from kubectl_adapter.kubectl.runner import (
+from kubectl_adapter.kubectl.call import (
     WAIT_GRACE_SECONDS,
-    KubectlRunner,
-    kubectl_environment,
+    default_bound,
     process_bound,
     wait_timeout_args,
 )
+from kubectl_adapter.kubectl.config import ClusterConfig, kubectl_environment
+from kubectl_adapter.kubectl.runner import KubectlRunner
 from kubectl_adapter.kubectl.transcript import Wait
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "kubectl-stderr"
@@ -597,7 +597,7 @@ def test_reads_are_bounded_by_the_request_timeout_plus_grace(fp: FakeProcess) ->
             r.run([verb])
         bounds.append(info.value.details["timeoutSeconds"])
     assert bounds == [10 + READ_GRACE_SECONDS, 10 + READ_GRACE_SECONDS, 60]
-    assert runner(call_timeout=4, request_timeout=10).default_bound(["get"]) == 4
+    assert default_bound(runner(call_timeout=4, request_timeout=10).config, ["get"]) == 4
 
 
 def test_every_call_draws_on_the_overall_deadline(fp: FakeProcess) -> None:
@@ -642,7 +642,7 @@ def _watch_script(tmp_path: Path, body: str) -> str:
 
 
 class Recorder:
-    """A ``processes.Watching`` that records what it is told, deciding as ``decide`` says."""
+    """A ``watches.Watching`` that records what it is told, deciding as ``decide`` says."""
 
     def __init__(self, decide: Any = lambda seen: False, wake_in: float | None = None) -> None:
         self.seen: list[tuple[int, Any]] = []
@@ -712,7 +712,7 @@ def test_what_a_watch_printed_while_its_stderr_was_awaited_is_judged_before_that
     we look from its stdout to its stderr: the stderr read then holds the watch line, and
     the list must still be judged first (judged after it, a listed Deployment read as
     "deleted")."""
-    from kubectl_adapter.kubectl import processes
+    from kubectl_adapter.kubectl import watches
 
     go, done = tmp_path / "go", tmp_path / "done"
     os.mkfifo(go)
@@ -729,7 +729,7 @@ def test_what_a_watch_printed_while_its_stderr_was_awaited_is_judged_before_that
         "exec sleep 30\n",
     )
     stderrs: set[int] = set()
-    real_spawn, real_read = processes.spawn, os.read
+    real_spawn, real_read = watches.spawn, os.read
 
     def spawn(*args: Any) -> subprocess.Popen[Any]:
         proc = real_spawn(*args)
@@ -738,7 +738,7 @@ def test_what_a_watch_printed_while_its_stderr_was_awaited_is_judged_before_that
         return proc
 
     class HeldOs:
-        """``os`` for processes.py, whose first stderr read lets kubectl print its list and
+        """``os`` for watches.py, whose first stderr read lets kubectl print its list and
         log its watch line just before the read (the gap a loaded machine opens)."""
 
         def __getattr__(self, name: str) -> Any:
@@ -753,8 +753,8 @@ def test_what_a_watch_printed_while_its_stderr_was_awaited_is_judged_before_that
                     written.read()
             return real_read(fd, size)
 
-    monkeypatch.setattr(processes, "spawn", spawn)
-    monkeypatch.setattr(processes, "os", HeldOs())
+    monkeypatch.setattr(watches, "spawn", spawn)
+    monkeypatch.setattr(watches, "os", HeldOs())
     runner = KubectlRunner(ClusterConfig(kubectl=kubectl, namespace="testns"))
     seen = Recorder(decide=lambda seen: seen[-1][1] == "stderr: listed")
     assert runner.watch_together([["get", "x"]], seen, seconds=20, wait=WAIT) == (True, None)
@@ -842,7 +842,7 @@ def test_the_namespace_lookup_is_bounded_like_a_read() -> None:
     """A hanging exec credential plugin (the Cloud SDK kubectl runs it even for `config
     view`) costs the read bound, not --call-timeout (60 s by default)."""
     config = ClusterConfig(request_timeout=2, call_timeout=60)
-    assert KubectlRunner(config).default_bound(CONTEXT_NS[3:]) == 2 + READ_GRACE_SECONDS
+    assert default_bound(config, CONTEXT_NS[3:]) == 2 + READ_GRACE_SECONDS
 
 
 @pytest.mark.parametrize(

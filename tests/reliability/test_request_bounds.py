@@ -43,7 +43,7 @@ FAILED_PODS = 550  # two pages of Pods
 
 @pytest.fixture(autouse=True)
 def short_grace(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("kubectl_adapter.kubectl.runner.READ_GRACE_SECONDS", GRACE)
+    monkeypatch.setattr("kubectl_adapter.kubectl.call.READ_GRACE_SECONDS", GRACE)
 
 
 @pytest.fixture(scope="module")

@@ -1,235 +1,27 @@
-"""One kubectl process: started in its own process group, its output read as it comes,
-the whole group killed on every way out. The runner decides bounds, logging and errors;
-this module only handles the process (and is, with ``pipes`` and the runner, all that
-touches ``subprocess``).
+"""A wait's watches: several watching kubectl processes run at once, their output judged
+as it comes by what the caller hands in (``Watching``), all killed once it decides.
+
+Each one's stdout lines (one JSON watch event each: ``--output-watch-events``) and stderr
+lines go to ``Watching`` in the order kubectl wrote them: what a kubectl printed on stdout
+before a stderr line is judged before that line. The processes are ``process``'s (its
+``spawn``, its group kill); nothing here decides a bound or reads an error.
 """
 
 from __future__ import annotations
 
 import contextlib
-import glob
 import json
 import os
 import select
 import subprocess
-import threading
-from collections.abc import Callable
+from collections.abc import Sequence
 from time import monotonic
-from typing import IO, Any, Protocol
+from typing import Any, Protocol
 
-from ..contract.errors import ConfigurationError, InternalError
+from ..contract.errors import InternalError
+from .call import Call
 from .interrupts import deferred
-from .pace import Pace
-from .pipes import KILL_DRAIN_SECONDS, collect, exit_fd, kill_group
-
-# A waiting kubectl whose watch is refused (401/403) this many times is stopped: it would
-# retry until its --timeout (the whole wait slice) and then time out for nothing.
-REFUSALS_TO_GIVE_UP = 2
-
-# HOME for kubectl when $HOME/.kube/config cannot even be looked up: the Cloud SDK
-# dispatcher stats that path even with --kubeconfig or $KUBECONFIG and fails on any error
-# but "no such file" (HOME=/dev/null for a service user, ~/.kube a regular file or a symlink
-# loop: "not a directory", "too many levels of symbolic links"); under the conventional
-# no-home path it finds no file and carries on, reading only the kubeconfig it was given.
-NO_HOME = "/nonexistent"
-
-
-def kubectl_environment() -> dict[str, str] | None:
-    """kubectl's environment: ours (``None``), unless kubectl would fail on
-    ``$HOME/.kube/config`` before reading the kubeconfig it was given."""
-    home = os.environ.get("HOME")
-    if home is None:
-        return None
-    try:
-        os.stat(os.path.join(home, ".kube", "config"))
-    except FileNotFoundError:
-        return None
-    except OSError:
-        return {**os.environ, "HOME": NO_HOME}
-    return None
-
-
-def spawn(argv: list[str], has_stdin: bool, stream: bool) -> subprocess.Popen[Any]:
-    """Start kubectl in its own process group; a kubectl that cannot run is configuration."""
-    try:
-        return subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE if has_stdin else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            # Bytes unless streaming: text mode would translate newlines over the whole
-            # of a big `get -o json` (tens of MB) for nothing; we decode once instead.
-            text=stream,
-            encoding="utf-8" if stream else None,
-            errors="replace" if stream else None,
-            # Its own process group: kubectl and whatever it starts (exec credential
-            # plugins) are killed together, and a terminal's Ctrl-C reaches only us.
-            start_new_session=True,
-            env=kubectl_environment(),
-        )
-    except FileNotFoundError:
-        raise ConfigurationError(
-            f"kubectl not found at {argv[0]!r}", {"kubectl": argv[0]}
-        ) from None
-    except PermissionError:
-        raise ConfigurationError(
-            f"kubectl at {argv[0]!r} is not executable", {"kubectl": argv[0]}
-        ) from None
-    except OSError as exc:  # e.g. ENOEXEC: not a program for this machine
-        raise ConfigurationError(
-            f"kubectl at {argv[0]!r} cannot be run: {exc.strerror or exc}",
-            {"kubectl": argv[0]},
-        ) from None
-
-
-def execute_streaming(
-    proc: subprocess.Popen[str], stdin: str | None, timeout: float, echo: Callable[[str], None]
-) -> tuple[int | None, str, str]:
-    """Hand kubectl's stdout (rollout progress) to ``echo`` line by line as it comes."""
-    out: list[str] = []
-    err: list[str] = []
-    refusals: list[str] = []
-
-    def feed() -> None:
-        # Without this a kubectl reading ``-f -`` would wait for stdin until killed.
-        if proc.stdin is None:
-            return
-        try:
-            if stdin:
-                proc.stdin.write(stdin)
-            proc.stdin.close()
-        except (BrokenPipeError, ValueError):
-            pass  # kubectl exited (or was killed) before reading all of it
-
-    def pump(source: IO[str] | None, sink: list[str], is_stdout: bool) -> None:
-        if source is None:
-            return
-        try:
-            for line in iter(source.readline, ""):
-                sink.append(line)
-                if is_stdout:
-                    echo(line)
-                elif _is_fatal_wait_line(line):
-                    refusals.append(line)
-                    # A refused watch (401/403) is retried until --timeout for nothing.
-                    # Not at the first refusal: client-go refreshes an exec plugin's
-                    # credential after a 401, so only a second one is final.
-                    if len(refusals) >= REFUSALS_TO_GIVE_UP:
-                        kill_group(proc)
-        except (OSError, ValueError):
-            pass  # the pipe was closed under us after the drain period
-
-    threads = [
-        threading.Thread(target=pump, args=(proc.stdout, out, True), daemon=True),
-        threading.Thread(target=pump, args=(proc.stderr, err, False), daemon=True),
-        threading.Thread(target=feed, daemon=True),
-    ]
-    for thread in threads:
-        thread.start()
-    try:
-        returncode: int | None = proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        returncode = None
-    # kubectl ended: so does what it left behind, whose copies of the pipes would otherwise
-    # keep the readers waiting for the whole drain period.
-    kill_group(proc)
-    proc.wait()
-    for thread in threads:
-        thread.join(timeout=KILL_DRAIN_SECONDS)
-    return returncode, "".join(out), "".join(err)
-
-
-def drain(source: IO[bytes] | None, sink: list[bytes]) -> None:
-    if source is None:
-        return
-    with contextlib.suppress(OSError, ValueError):
-        for chunk in iter(lambda: source.read1(65536), b""):  # type: ignore[attr-defined]
-            sink.append(chunk)
-
-
-def text(output: bytes | str | None) -> str:
-    if not output:
-        return ""
-    return output if isinstance(output, str) else output.decode("utf-8", "replace")
-
-
-def start(argv: list[str], keep: Callable[[subprocess.Popen[Any]], None]) -> None:
-    """Start a read (no stdin, output kept for later) that ``execute(started=…)`` finishes,
-    handing it to ``keep`` before a signal can unwind (the caller must ``stop`` it if
-    nothing finishes it)."""
-    with deferred():
-        keep(spawn(argv, False, False))
-
-
-def stop(proc: subprocess.Popen[Any]) -> None:
-    """Kill a started process nobody finished, with its group, and reap it."""
-    kill_group(proc)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=KILL_DRAIN_SECONDS)
-    _close(proc)
-
-
-def execute(
-    argv: list[str],
-    stdin: str | None,
-    timeout: float,
-    echo: Callable[[str], None] | None,
-    *,
-    started: subprocess.Popen[Any] | None = None,
-    raw: bool = False,
-    pace: Pace | None = None,
-) -> tuple[int | None, str | bytes, str]:
-    """Run the process; ``None`` as exit status means it was killed at ``timeout``. With
-    ``echo``, its stdout lines go there as they come (a wait's progress). ``started``: the
-    process ``start`` began for ``argv`` (a read with no stdin); it is finished here.
-    ``raw``: stdout as kubectl wrote it, bytes (a big answer's decoder reads them without a
-    copy as text). ``pace``: follow kubectl's requests in its ``-v`` log (``pipes.collect``)."""
-    proc: subprocess.Popen[Any] | None = started
-    try:
-        if proc is None:
-            # A signal while Popen starts kubectl waits until we hold the process (see
-            # ``interrupts``): unwinding earlier would leave kubectl running, unknown to us.
-            with deferred():
-                proc = spawn(argv, stdin is not None, echo is not None)
-        if echo is not None:
-            return execute_streaming(proc, stdin, timeout, echo)
-        data = stdin.encode("utf-8") if stdin is not None else None
-        returncode, stdout, stderr = collect(proc, data, timeout, pace)
-        if returncode is None:
-            return None, text(stdout), text(stderr)
-        return returncode, stdout if raw else text(stdout), text(stderr)
-    finally:
-        # On every way out (a bound, a signal, a bug of ours, and after a normal exit,
-        # for a credential plugin kubectl left behind): the whole group dies.
-        if proc is not None:
-            kill_group(proc)
-            _close(proc)
-
-
-def _close(proc: subprocess.Popen[Any]) -> None:
-    for pipe in (proc.stdin, proc.stdout, proc.stderr):
-        if pipe is not None:
-            pipe.close()
-
-
-def discovery_stamp(cache_dir: str | None) -> tuple[int, int]:
-    """How many discovery caches kubectl has written, and the newest one's time."""
-    root = cache_dir or os.environ.get("KUBECACHEDIR")
-    if not root:
-        root = os.path.join(os.path.expanduser("~"), ".kube", "cache")
-    found = glob.glob(os.path.join(glob.escape(root), "discovery", "*", "servergroups.json"))
-    newest = 0
-    for path in found:
-        with contextlib.suppress(OSError):
-            newest = max(newest, os.stat(path).st_mtime_ns)
-    return len(found), newest
-
-
-def _is_fatal_wait_line(line: str) -> bool:
-    # The error table is loaded by the first stderr line of a wait, not at start-up.
-    from .kubectl_errors import is_fatal_wait_line
-
-    return is_fatal_wait_line(line)
+from .process import KILL_DRAIN_SECONDS, exit_fd, kill_group, spawn, stop, text
 
 
 class Watching(Protocol):
@@ -268,20 +60,21 @@ class _Lines:
 
 
 def watch_together(
-    argvs: list[list[str]], watching: Watching, seconds: float
+    calls: Sequence[Call], watching: Watching
 ) -> tuple[bool | None, int, int | None, list[str]]:
-    """Run several watching kubectl processes at once, for at most ``seconds``: each one's
+    """Run a wait's watches at once, for at most their bound: each one's
     stdout lines (one JSON watch event each: ``--output-watch-events``) and stderr lines go
     to ``watching`` as they come, what a kubectl printed on stdout before a stderr line
     judged before that line.
 
     ``(True|False, -1, None, stderrs)``: ``watching`` decided / the time passed (all killed);
     ``(None, i, exit status, stderrs)``: kubectl ``i`` exited first (the others killed)."""
+    argvs = [list(call.argv) for call in calls]
     procs: list[subprocess.Popen[Any]] = []
     err: list[list[bytes]] = [[] for _ in argvs]
-    deadline = monotonic() + seconds
+    deadline = monotonic() + min(call.bound for call in calls)
     # A kubectl has ended when it exits, not when its stdout closes: a child it left behind
-    # (a wrapper's) may hold the pipe. Its pidfd tells (``pipes.exit_fd``; None off Linux).
+    # (a wrapper's) may hold the pipe. Its pidfd tells (``process.exit_fd``; None off Linux).
     exits: dict[int, int] = {}
     try:
         with deferred():

@@ -1,4 +1,4 @@
-"""processes.py's pure part: a pipe's bytes cut into lines however the reads split them."""
+"""watches.py's pure part: a pipe's bytes cut into lines however the reads split them."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubectl_adapter.kubectl.processes import _Lines
+from kubectl_adapter.kubectl.watches import _Lines
 
 
 @given(

@@ -1,0 +1,75 @@
+"""What every benchmark shares: the adapter's command line, the spec it creates, and how a
+command is run (the checkout's code, with its bytecode caches)."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.fakecluster import FakeCluster
+
+ROOT = Path(__file__).resolve().parent.parent
+ADAPTER = [sys.executable, "-m", "kubectl_adapter"]
+# Small requests, so 50 workloads fit on the fake's one 4-CPU node.
+SPEC = json.loads((ROOT / "examples" / "nginx.json").read_text()) | {"cpus": 0.05, "memoryMb": 64}
+
+
+def _timed(run: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    run()
+    return time.perf_counter() - started
+
+
+def median_time(run: Callable[[], object], repeat: int) -> float:
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        run()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def sh(
+    argv: list[str], stdin: str | None = None, **kwargs: Any
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=ENV,
+        **kwargs,
+    )
+
+
+# An installed package runs from its bytecode (pip compiles it); a checkout run with
+# PYTHONDONTWRITEBYTECODE=1 would compile every module of the adapter on every start
+# (~25 ms of each figure below), so the benchmark lets Python keep its caches.
+ENV = {
+    **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+    "PYTHONPATH": str(ROOT),
+}
+
+
+def adapter_on(fc: FakeCluster, cache: Path, *flags: str) -> list[str]:
+    """The CLI pointed at a fake cluster's admin context, namespace default."""
+    return [
+        *ADAPTER,
+        "--kubeconfig",
+        str(fc.kubeconfig),
+        "--context",
+        fc.context,
+        "-n",
+        "default",
+        "--cache-dir",
+        str(cache),
+        *flags,
+    ]

@@ -1,0 +1,119 @@
+"""The notes under docs/performance.md's tables: how to read the figures, measured by hand
+where a table cannot show it. ``run.py`` writes them after the tables."""
+
+NOTES = """
+## Reading the figures
+
+- `list` is one kubectl call (`get deployments,replicasets,pods -l …`) for any number of
+  workloads, and two when there are none: kubectl lists a missing namespace as an empty List,
+  so only an empty answer is followed by `get namespace NS --ignore-not-found -o name` to tell
+  an empty namespace (`{"items": []}`) from a missing one (NotFound), still within `<= 2`.
+  Its objects are grouped by owner UID in one pass, so the cost per workload is flat.
+- Before any rule reads it, `list`'s JSON is checked against the fields the rules read. An
+  answer of 1 MiB or more is decoded by msgspec straight into those fields, typed
+  (`workload_fields.py`): 0.06 s at 5,000 workloads where `json.loads` takes 0.10 s and the
+  hand-written checks (`shapes.py`, still the path for small answers and for naming what
+  msgspec refuses) 0.06 s more; the rules then walk small dicts. msgspec's import (~8 ms) is
+  paid only then.
+- Drift costs no kubectl call but bytes: `--show-managed-fields` keeps every object's
+  managedFields in the one answer. At 5,000 workloads whose Deployments carry realistic
+  managedFields (Manager's apply, the controller, one other manager) and whose ReplicaSets and
+  Pods carry none, the answer grew from 17.6 MB to 26.8 MB and parsing plus building the
+  documents from 0.61 s to 1.05 s; the drift rules themselves are 10-15 µs per workload (a
+  loaded 2-core machine, in-process, 2026-12-01). On a real cluster Pods carry the kubelet's
+  managedFields too, so expect the answer to roughly double. Measured apart from the table
+  above, which predates drift.
+- The baseline reads the same stub kubectl's bytes through a pipe, as the adapter does. What
+  the adapter adds is its start-up, the status rules per workload (about 20 µs each, the
+  owner index included) and writing the answer; it decodes faster than `json.load` (above),
+  imports no pydantic and runs with the cyclic GC off (the baseline keeps it on, which is
+  why the ratio can drop below 1 at 20,000: the GC rescans the parsed objects as they grow).
+  Small N is dominated by the fixed start-up of both processes. Measured by hand on a loaded
+  2-core machine, 2026-12-01, installed packages, 9 paired runs at 5,000, in several runs as
+  the load changed: 1.48-1.62 before the typed decode, 1.08-1.30 after (1.8 and 1.1-1.3
+  against `json.load` of the file as stdin).
+- Against the fake API server with 5,000 workloads (every object carrying the fake's
+  managedFields: 94 MB), `kubectl get deployments,replicasets,pods -o json` alone takes
+  10-14 s, nearly all of it the fake and kubectl; `list` ran at 0.98x and 1.24x of it in
+  two runs of 5-7 pairs (the noise of the fake's serialisation), the adapter's own part being
+  0.78 s of it (1.06 s before the typed decode; the same bytes from a stub, 5 pairs).
+- Reads whose answer grows are bounded per request (issue 26: kubectl's `-v=6` logs each
+  answered request, a page of 500 objects; `node-configuration.md`). Against the fake with
+  3,000 running workloads and one workload with 3,000 evicted Pods (default flags, a loaded
+  2-core machine, 2026-12-01; the objects written with
+  `fc.create_object`, controller stopped, the CLI run as a process): `list` answered 3,001
+  items in 22.5 s (`kubectl get` of the same objects alone: 23.5 s); before, it failed
+  Timeout (exit 7) after 30.2 s (15 s, then once more with a warm cache). `status` of the
+  workload among its 3,000 Failed Pods: `running` in 14.1 s (14.5 s before, within 0.5 s of
+  its old 15 s bound). `list` and `status` stay one kubectl call each: leaving ReplicaSets'
+  and Pods' managedFields (33% of the answer's bytes on the fake; `--show-managed-fields`
+  applies to every type of one `get`) or ended Pods (a field selector cannot go on a get of
+  several types) out would take a second `get` per read, a second kubectl process (~0.1 s,
+  as much as a whole `status` here) on every small node to save bytes only on big ones; the
+  per-request bound is what keeps big ones answering.
+- An API server that accepts connections and never answers, cold discovery cache, default
+  flags: `start` and `stop` used to take 55.2 s to say `Unavailable` (their first call is the
+  patch, whose discovery kubectl retried five times); now `Timeout` with
+  `details.writeSent: false` in 15.5 s, as `status` (15.3 s, `unknown`), `list`, `delete` and
+  `create` (15.1-15.5 s) always did. The patch runs with `-v=7`, which logs its PATCH before
+  sending it; it is stopped only while none is logged.
+  Reading kubectl's pipes until it exits (not until they close) and pacing its requests
+  left `list`'s parse figures within the load's noise: at 5,000 workloads from a stub, 1.24
+  and 1.27 of `json.load` against 1.17 and 1.11 on the code before; at 1,000, 1.92 and 1.98
+  against 2.35 and 2.33 (two runs each of 7 pairs, load 10-14, `parse_scaling` in
+  `benchmarks/parsing.py`).
+- `render` start-up is the interpreter (~20 ms) and ~50 ms of imports, ~20 ms of them
+  jinja2's (`python -X importtime`, 2026-12-01); it imports no pydantic
+  (`tests/cli/test_startup.py` enforces that). The spec is validated by plain functions for
+  this reason.
+- Waits end on kubectl's watches of the Deployment and of its Pods (`get deployments
+  --watch -o json` and `get pods -l … --watch -o json`, at once), judged event by event, not on
+  a poll: latency is the watch event plus killing kubectl and the CLI's own exit. How soon
+  each wait answers once the API server shows its end state or its failure, and its kubectl
+  processes: `benchmarks/waits.py` (issue 24; figures in the section below).
+- Targets for kubectl calls (issue 17): list 1, status 1, create 2, start 2, stop 2,
+  reconfigure 2, delete 1. Met: list, status and network (1), start when already running (1),
+  stop when already stopped (1), reconfigure of a stopped workload or with no change (2),
+  delete of a missing one (1). Every wait is two watches at once since issue 24 (create 4,
+  start 3, stop 3, a reconfigure that rolls out 4): the Pods' watch is what sees a Pod still
+  running through its grace period after its ReplicaSet stopped counting it (stop answered
+  `offline` while it ran) and a Pod that cannot start as soon as the API server shows it; it
+  replaced the 10 s slices, each of which cost one more watch and one more read. No
+  operation reads after its wait: the snapshot is the Deployment the wait's watch delivered
+  last, or what the write printed when that
+  already shows it done (so create, start and reconfigure answer with no Pod IP; `status`,
+  `network` and `list` give it). One over, and why (docs/architecture.md, Cost): create's
+  read before its apply is the ownership check a server-side apply cannot make; a
+  reconfigure that rolls out reads the uid and resourceVersion its apply is pinned to;
+  delete's read is the uid that tells a re-created Deployment (Conflict) from a false 404
+  (Unavailable). status and network are 1 (one `get deployments,replicasets,pods` selecting
+  on the name label) for every Deployment Manager applied since that label; one applied
+  before it costs the old 3 until its next reconfigure.
+- The adapter's time beside the hand-typed commands is mostly Python: each adapter command
+  is a fresh interpreter (~20 ms before any import of ours), and its imports (the table
+  above) cost about as much as a warm-cache `kubectl get` against this fake; a command's
+  first read runs beside them where its arguments name it. No command imports pydantic,
+  `dataclasses` (with `inspect`), `logging` or the kubectl error table before its first
+  kubectl call
+  (`tests/cli/test_startup.py` counts the modules: status 164 -> 143). The figures include
+  the interpreter's own `site` and `encodings` (~2 ms) and, in this editable development
+  install (`./dev`), its import finder, which an installed package does not have: ~5 ms of
+  every command (status until kubectl starts: 32 ms editable, 26 installed from the wheel;
+  medians of 9, 2026-12-01). They are taken with bytecode
+  caches, as an installed package runs: with `PYTHONDONTWRITEBYTECODE=1` every start would
+  compile the adapter's modules (~25 ms more; earlier tables here include that).
+- The imports table has two columns. "Until kubectl starts": the stub kubectl kills the
+  adapter as it starts, so only what was imported by then is printed. `list`, `status`,
+  `describe`, `network`, `create`, `reconfigure` and `delete` start their first read from
+  the CLI, before the operation's modules are imported (`runner.open_read`,
+  docs/architecture.md); `start` and `stop` begin with a write, which is never started
+  ahead. "Until its first answer is used": the stub fails at once, and the command imports
+  what it needs to take that answer, the error path included (the error table, redaction);
+  `create` and `reconfigure` include jinja2 (~15 ms), imported while their first read runs.
+- A wait's watches broken by the API server (closed, `410 Expired`, a reset, a restart) cost
+  two processes more each time they are started again; a Pod that fails costs one read (is
+  it the newest ReplicaSet's?), which also gives the failure's diagnostics. A
+  `reconfigure` whose precondition is refused because only the resourceVersion moved (a
+  status update or a scale between its read and its apply) adds one read and one apply.
+- Reproduce: `./dev bench` (full) or `.venv/bin/python benchmarks/run.py --quick`.
+"""
