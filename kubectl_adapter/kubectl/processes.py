@@ -19,6 +19,7 @@ from typing import IO, Any, Protocol
 
 from ..contract.errors import ConfigurationError, InternalError
 from .interrupts import deferred
+from .lifetime import dies_with_us
 from .pace import Pace
 from .pipes import KILL_DRAIN_SECONDS, collect, exit_fd, kill_group
 
@@ -65,6 +66,8 @@ def spawn(argv: list[str], has_stdin: bool, stream: bool) -> subprocess.Popen[An
             # Its own process group: kubectl and whatever it starts (exec credential
             # plugins) are killed together, and a terminal's Ctrl-C reaches only us.
             start_new_session=True,
+            # And it dies with us even when we are SIGKILLed (Linux: ``lifetime``).
+            preexec_fn=dies_with_us(),
             env=kubectl_environment(),
         )
     except FileNotFoundError:
