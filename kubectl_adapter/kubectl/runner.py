@@ -318,9 +318,9 @@ class KubectlRunner:
             if cut and isinstance(error, Timeout):
                 error.details["reason"] = "deadline"
                 error.details["deadlineSeconds"] = self.config.deadline
-            raise error
+            raise _written(args, error, stderr)
         if failure is not None:
-            raise failure
+            raise _written(args, failure, stderr)
         if isinstance(out, bytes):
             return KubectlResult(argv, returncode, "", stderr, out)
         return KubectlResult(argv, returncode, out, stderr)
@@ -554,6 +554,15 @@ def _unanswered(shown: str, stderr: str, pace: Pace) -> Timeout:
         f"stopped {what}: {shown}",
         details,
     )
+
+
+def _written(args: Sequence[str], error: AdapterError, stderr: str) -> AdapterError:
+    """A write's error says whether its change may have been made (``writes``)."""
+    if _is_read(args):
+        return error
+    from .writes import said
+
+    return said(error, stderr)
 
 
 def _ignores_not_found(args: Sequence[str]) -> bool:
