@@ -58,8 +58,10 @@ class Call(NamedTuple):
     ``read`` on its default bound gets one more run if kubectl spent that bound on discovery
     and left the cache written (a cold cache). ``absent``: its 404 means "absent" to the
     caller (the log says so). ``stream``: stdout lines go to the progress display as they
-    come. ``raw``: stdout is kept as bytes. A NamedTuple, immutable: ``dataclasses`` would
-    import ``inspect`` on every command's start-up (architecture.md)."""
+    come. ``raw``: stdout is kept as bytes. ``changes``: its verb may change the cluster (not
+    a ``get``), so its failure says whether its change was sent (``writes``). A NamedTuple,
+    immutable: ``dataclasses`` would import ``inspect`` on every command's start-up
+    (architecture.md)."""
 
     argv: tuple[str, ...]
     kind: Kind
@@ -72,6 +74,7 @@ class Call(NamedTuple):
     absent: bool = False
     stream: bool = False
     raw: bool = False
+    changes: bool = False
 
     @property
     def shown(self) -> str:
@@ -112,6 +115,7 @@ def decide(
         absent=absent,
         stream=stream,
         raw=raw,
+        changes=not is_read(args),
     )
 
 

@@ -235,8 +235,9 @@ def find_deployment(name: str) -> list[str]:
 
 
 def apply_read_back() -> list[str]:
-    """reconfigure's apply, printing the applied Deployment with its managedFields."""
-    return [*apply(), "-o", "json", SHOW_MANAGED_FIELDS]
+    """create's and reconfigure's apply, printing the applied Deployment with its
+    managedFields; its log shows its requests (``REQUESTS``)."""
+    return [*apply(), "-o", "json", SHOW_MANAGED_FIELDS, REQUESTS]
 
 
 def restore(name: str, patch: str) -> list[str]:
@@ -253,4 +254,5 @@ def restore(name: str, patch: str) -> list[str]:
         "-o",
         "json",
         SHOW_MANAGED_FIELDS,
+        REQUESTS,
     ]

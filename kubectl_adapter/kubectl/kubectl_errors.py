@@ -32,8 +32,7 @@ from ..contract.errors import (
 )
 from ..contract.kubectl_support import OLDEST_KUBECTL, shown
 from ..contract.redact import redact
-
-_KLOG_LINE = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\] ")
+from .klog import without_klog
 
 # kubectl -v=6 logs one line per response: ``PATCH https://.../scale 409 Conflict in 3 ms``.
 _RESPONSE_409 = re.compile(r"\b409 Conflict\b")
@@ -258,7 +257,7 @@ def clean_stderr(stderr: str) -> str:
     deployments,replicasets,pods`` with an unknown context: the same line three times); each
     distinct line is kept once, where it first came."""
     lines = [line.rstrip() for line in stderr.splitlines()]
-    kept = [line for line in lines if line.strip() and not _KLOG_LINE.match(line)]
+    kept = [line for line in without_klog(lines) if line.strip()]
     return redact("\n".join(dict.fromkeys(kept)))
 
 

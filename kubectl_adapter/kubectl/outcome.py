@@ -69,13 +69,22 @@ def failure(
         if call.cut and isinstance(error, Timeout):
             error.details["reason"] = "deadline"
             error.details["deadlineSeconds"] = call.deadline
-        return error
+        return _written(call, error, ended.stderr)
     if ended.returncode:
         # kubectl get prints an empty List on stdout even when the LIST failed:
         # only the exit status tells, so stdout is never looked at here.
         error = _classify(shown, ended.returncode, ended.stderr)
-        return _explain(error, call, config, deadline_at)
+        return _written(call, _explain(error, call, config, deadline_at), ended.stderr)
     return None
+
+
+def _written(call: Call, error: AdapterError, stderr: str) -> AdapterError:
+    """A write's error says whether its change may have been made (``writes``)."""
+    if not call.changes:
+        return error
+    from .writes import said
+
+    return said(error, stderr)
 
 
 def deadline_reached(when: str, call: Call) -> Timeout:

@@ -24,6 +24,7 @@ from ..contract.errors import ConfigurationError
 from .call import Call
 from .config import kubectl_environment
 from .interrupts import deferred
+from .lifetime import dies_with_us
 from .pace import Pace
 
 # How long we still read a killed kubectl's pipes: a child it started (an exec credential
@@ -66,6 +67,8 @@ def spawn(argv: list[str], has_stdin: bool, stream: bool) -> subprocess.Popen[An
             # Its own process group: kubectl and whatever it starts (exec credential
             # plugins) are killed together, and a terminal's Ctrl-C reaches only us.
             start_new_session=True,
+            # And it dies with us even when we are SIGKILLed (Linux: ``lifetime``).
+            preexec_fn=dies_with_us(),
             env=kubectl_environment(),
         )
     except FileNotFoundError:

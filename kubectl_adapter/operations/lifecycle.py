@@ -143,11 +143,17 @@ def delete(
         if exc.details.get("writeSent") is False:
             raise  # stopped before its DELETE left (a silent API): nothing was deleted
         # kubectl waits for the uid it deleted: maybe a Deployment re-created meanwhile.
-        current = node.find_deployment(pid)
+        try:
+            current = node.find_deployment(pid)
+        except AdapterError:
+            raise exc from None  # it says whether the DELETE was sent (``kubectl/writes``)
         if current is not None and uid_of(current) != uid_of(deployment):
             raise not_deleted(pid, current, uid_of(deployment)) or exc from exc
         message, details = node.explainer(pid.namespace, pid.name, selector)()
-        raise Timeout(f"deletion of {pid} not finished: {message}", details) from exc
+        sent: dict[str, Any] = {
+            key: exc.details[key] for key in ("writeSent", "writeAnswer") if key in exc.details
+        }
+        raise Timeout(f"deletion of {pid} not finished: {message}", {**details, **sent}) from exc
     if f'"{pid.name}" deleted' in result.stdout:
         # kubectl deleted it and waited (by uid) until it was gone.
         return DeleteResult(provider_id=str(pid), deleted=True, already_missing=False)

@@ -516,6 +516,14 @@ class FakeCluster:
         `path_regex`, if given: discovery keeps working and only the operation hangs)."""
         self.faults.set_black_hole(on, path_regex)
 
+    def black_hole_after(self, method: str | None = None, path_regex: str | None = None) -> None:
+        """The next matching request is carried out (its change stored, as the API server
+        does before it answers), then its answer is lost and every request hangs, as with
+        ``black_hole(True)``, until ``black_hole(False)``: a write that reached the server
+        whose client never learns it (the connection cut after the request left)."""
+        with self.faults.lock:
+            self.faults.hole_after = (method, re.compile(path_regex) if path_regex else None)
+
     def latency(self, seconds: float) -> None:
         self.faults.latency = seconds
 

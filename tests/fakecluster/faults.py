@@ -90,6 +90,20 @@ class Faults:
     black_hole_released: threading.Event = field(default_factory=threading.Event)
     black_hole_regex: re.Pattern[str] | None = None
     hooks: list[Hook] = field(default_factory=list)
+    # black_hole_after: (method, path regex) of the request whose change is made, and whose
+    # answer is then lost with the API gone silent.
+    hole_after: tuple[str | None, re.Pattern[str] | None] | None = None
+
+    def take_hole_after(self, method: str, path: str) -> bool:
+        """This request is the one ``black_hole_after`` waits for (used up)."""
+        with self.lock:
+            if self.hole_after is None:
+                return False
+            wanted, regex = self.hole_after
+            if (wanted and wanted.upper() != method) or (regex and not regex.search(path)):
+                return False
+            self.hole_after = None
+            return True
 
     def add_hook(self, hook: Hook) -> None:
         with self.lock:
@@ -115,6 +129,7 @@ class Faults:
         with self.lock:
             self.rules.clear()
             self.hooks.clear()
+            self.hole_after = None
             self.latency = 0.0
         self.set_black_hole(False)
 

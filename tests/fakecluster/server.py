@@ -312,6 +312,10 @@ class Handler(BaseHTTPRequestHandler):
         if hook is not None:
             hook.run(hook.after)
         record(code)
+        if st.faults.take_hole_after(self.command, path):
+            st.faults.set_black_hole(True)  # carried out; its answer and all after it lost
+            self._hang()
+            return
         self._send(code, out, hdrs)
 
     # -- watch -------------------------------------------------------------

@@ -60,7 +60,7 @@ APPLY = [
     "-f",
     "-",
 ]
-APPLY_JSON = [*APPLY, "-o", "json", MANAGED_FIELDS]
+APPLY_JSON = [*APPLY, "-o", "json", MANAGED_FIELDS, "-v=7"]  # a write logs its requests
 READ = [
     *K,
     "get",

@@ -1,0 +1,116 @@
+"""``writes``: a failed write's error says whether its change may have been made, from the
+``-v=7`` log kubectl 1.32 writes (lines as it printed them against the fake API server)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kubectl_adapter.contract.errors import (
+    AdapterError,
+    Conflict,
+    NotFound,
+    Timeout,
+    Unavailable,
+)
+from kubectl_adapter.kubectl.writes import read_log, said
+
+URL = "https://127.0.0.1:41867/apis/apps/v1/namespaces/default/deployments/web-1"
+PATH = "/apis/apps/v1/namespaces/default/deployments/web-1"
+
+
+def klog(source: str, message: str) -> str:
+    """One line of kubectl's log, as it writes it (time and pid do not matter here)."""
+    return f"I1202 05:14:35.432531   10596 {source}] {message}\n"
+
+
+HEADERS = (
+    klog("round_trippers.go:476", "Request Headers:")
+    + klog("round_trippers.go:480", "    Content-Type: application/json-patch+json")
+    + klog("round_trippers.go:480", "    Authorization: Bearer <masked>")
+)
+CONFIG = klog("loader.go:402", "Config loaded from file:  /tmp/kubeconfig")
+
+
+def answered(code: str) -> str:
+    return klog("round_trippers.go:581", f"Response Status: {code} in 3 milliseconds")
+
+
+GET = klog("round_trippers.go:470", f"GET {URL}?timeout=2s") + HEADERS + answered("200 OK")
+PATCH = klog("round_trippers.go:470", f"PATCH {URL}?fieldManager=kubectl-patch&timeout=2s")
+PATCH += HEADERS
+LOST = klog("round_trippers.go:581", "Response Status:  in 2001 milliseconds")
+UNREACHABLE = "Unable to connect to the server: context deadline exceeded\n"
+DELETE = PATCH.replace("PATCH", "DELETE")
+
+
+def unavailable() -> Unavailable:
+    details = {"command": "kubectl patch …", "reason": "API server unreachable"}
+    return Unavailable("Unable to connect to the server: context deadline exceeded", details)
+
+
+@pytest.mark.parametrize(
+    ("stderr", "logged", "write", "answer"),
+    [
+        ("", False, None, None),
+        (UNREACHABLE, False, None, None),  # no -v=7 (a wrapper hiding it): proves nothing
+        (CONFIG + GET + UNREACHABLE, True, None, None),
+        (CONFIG + GET + PATCH + LOST + UNREACHABLE, True, f"PATCH {PATH}", None),
+        (CONFIG + GET + PATCH + UNREACHABLE, True, f"PATCH {PATH}", None),  # killed waiting
+        (CONFIG + PATCH + answered("200 OK"), True, f"PATCH {PATH}", 200),
+        (CONFIG + PATCH + answered("503 Service Unavailable"), True, f"PATCH {PATH}", 503),
+        (CONFIG + PATCH + answered("422 Unprocessable Entity"), True, f"PATCH {PATH}", 422),
+        # delete: its DELETE answered, then the wait's GETs: the write's answer is kept
+        (CONFIG + DELETE + answered("200 OK") + GET + LOST, True, f"DELETE {PATH}", 200),
+    ],
+)
+def test_the_log_says_what_left_and_what_came_back(
+    stderr: str, logged: bool, write: str | None, answer: int | None
+) -> None:
+    assert tuple(read_log(stderr)) == (logged, write, answer)
+
+
+def test_a_lost_answer_says_the_change_may_have_been_made() -> None:
+    error = said(unavailable(), CONFIG + GET + PATCH + LOST + UNREACHABLE)
+    assert isinstance(error, Unavailable)
+    assert error.details["writeSent"] is True
+    assert error.details["writeRequest"] == f"PATCH {PATH}"
+    assert error.details["writeAnswer"] is None
+    assert error.details["reason"] == "API server unreachable"  # the rest is kept
+    assert error.message.startswith("Unable to connect to the server: context deadline exceeded; ")
+    assert "may have been made" in error.message and "run the same command again" in error.message
+
+
+def test_a_5xx_after_the_change_left_may_have_made_it() -> None:
+    error = said(unavailable(), CONFIG + PATCH + answered("504 Gateway Timeout"))
+    assert error.details["writeSent"] is True and error.details["writeAnswer"] == 504
+    assert "may have been made" in error.message and "answered 504" in error.message
+
+
+def test_a_change_made_before_the_failure_says_so() -> None:
+    error = said(Timeout("kubectl did not finish in time", {}), CONFIG + PATCH + answered("200 OK"))
+    assert error.details["writeSent"] is True and error.details["writeAnswer"] == 200
+    assert "its change was made" in error.message
+
+
+@pytest.mark.parametrize("error", [unavailable(), Timeout("kubectl did not finish", {})])
+def test_a_change_never_sent_says_nothing_was_changed(error: AdapterError) -> None:
+    found = said(error, CONFIG + GET + UNREACHABLE)
+    assert type(found) is type(error)
+    assert found.details["writeSent"] is False
+    assert "nothing was changed" in found.message
+
+
+@pytest.mark.parametrize(
+    ("error", "stderr"),
+    [
+        # The API server refused the change itself: the error is that refusal.
+        (Conflict("the object has been modified", {}), CONFIG + PATCH + answered("409 Conflict")),
+        (NotFound("not found", {}), CONFIG + GET.replace("200 OK", "404 Not Found")),
+        # No request in the log: nothing is known.
+        (unavailable(), UNREACHABLE),
+        # Already said (the runner's own "stopped before its change left").
+        (Timeout("no answer", {"writeSent": False}), CONFIG + PATCH + LOST),
+    ],
+)
+def test_left_as_it_is(error: AdapterError, stderr: str) -> None:
+    assert said(error, stderr) is error
