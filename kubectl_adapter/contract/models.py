@@ -2,13 +2,13 @@
 
 Plain classes, so no command imports pydantic (its import alone cost ~70 ms on every command)
 nor ``dataclasses`` (with ``inspect``, ~4 ms, and ~4 ms more to generate the classes' code):
-``Output`` (``output_base``) reads each class's annotations once and gives it the dataclass behaviour the
-outputs use (keyword ``__init__`` with defaults, ``__post_init__``, ``==``, ``repr``),
-``field``/``fields``/``MISSING`` as in ``dataclasses``. Python names are snake_case;
-``to_json`` gives the camelCase wire document, and ``model_validate`` reads one (camelCase or
-snake_case keys; an unknown key is an error). ``output_models`` derives pydantic models from
-these classes, for ``docs/schema/`` only: the output contract is written once, here.
-"""
+``Output`` (``output_base``) reads each class's annotations once and gives it the dataclass
+behaviour the outputs use (keyword ``__init__`` with defaults, ``__post_init__``, ``==``,
+``repr``), ``field``/``fields``/``MISSING`` as in ``dataclasses``. Python names are
+snake_case; ``to_json`` gives the camelCase wire document, and ``model_validate`` reads one
+(camelCase or snake_case keys; an unknown key is an error). ``output_models`` derives
+pydantic models from these classes, for ``docs/schema/`` only: the output contract is
+written once, here."""
 
 from __future__ import annotations
 
