@@ -338,8 +338,20 @@ class DryRunPlan(Output):
 
 class ErrorBody(Output):
     type: str
-    message: str
-    details: dict[str, Any]
+    message: str = field(
+        metadata=_about(
+            "What failed and why, once; a wait's failure continues, after ' | ', with the "
+            "context (counts, conditions, other Pods, events) and ' | next step: COMMAND'"
+        )
+    )
+    details: dict[str, Any] = field(
+        metadata=_about(
+            "What the message says, as data (see docs/cli.md, Errors). A failed wait adds "
+            "nextStep: the command an operator runs next (kubectl logs of a container that "
+            "exited, kubectl describe pod of one that cannot be pulled, scheduled or "
+            "configured, kubectl wait for the Pods a stop left terminating)"
+        )
+    )
 
 
 class ErrorOutput(Output):

@@ -179,4 +179,6 @@ def rollback(
         outcome["message"] = f"{exc.type}: {exc.message}"
     details = dict(failure.details)
     details["rollback"] = outcome
-    return type(failure)(f"{failure.message} | rollback: {outcome['message']}", details)
+    said, _, step = failure.message.partition(" | next step: ")
+    tail = f" | next step: {step}" if step else ""
+    return type(failure)(f"{said} | rollback: {outcome['message']}{tail}", details)

@@ -372,9 +372,11 @@ def test_create_timeout_explains_why(fp: FakeProcess, clock: Clock) -> None:
     with pytest.raises(errors.Timeout) as info:
         make_provider(timeout=2).create(parse_spec(SPEC))
     message = info.value.message
-    assert message.startswith("rollout not complete after 2s: deployment web-1: 0/1 available")
+    assert message.startswith(
+        "rollout not complete after 2s: pod web-1-5d8f7c9b6d-abcde: Pending | "
+        "deployment web-1: 0/1 available"
+    )
     assert "Available=False MinimumReplicasUnavailable" in message
-    assert "pod web-1-5d8f7c9b6d-abcde: Pending" in message
     assert "event FailedMount" in message
     assert clock() - 1000.0 == 2  # the watches ran the whole --timeout 2
     assert info.value.details["failing"] == []
@@ -476,7 +478,7 @@ def test_create_stops_on_replica_failure(fp: FakeProcess, clock: Clock) -> None:
     with pytest.raises(errors.RolloutFailed) as info:
         make_provider(timeout=300).create(parse_spec(SPEC))
     assert f"cannot succeed: ReplicaFailure FailedCreate: {quota} |" in info.value.message
-    assert "ReplicaFailure=True FailedCreate" in info.value.message  # the diagnostics too
+    assert info.value.message.count(quota) == 1  # said once, not again among the conditions
     assert clock() - 1000.0 == 0
 
 
