@@ -128,6 +128,8 @@ def explain(
         replica_failed = cond.get("type") == "ReplicaFailure" and cond.get("status") == "True"
         if replica_failed and cannot_create:
             continue  # the headline
+        if cond.get("reason") == "MinimumReplicasUnavailable":
+            continue  # Available=False: the counts say "0/1 available" already
         if cond.get("status") != "True" or replica_failed or _past_deadline(cond):
             parts.append(
                 f"{cond.get('type')}={cond.get('status')} {cond.get('reason', '')}: "
