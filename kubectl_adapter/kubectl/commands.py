@@ -63,6 +63,12 @@ def warning_events() -> list[str]:
     return ["get", "events", "--field-selector", "type=Warning", "-o", "json"]
 
 
+def events() -> list[str]:
+    """The namespace's events, Normal and Warning: ``describe`` keeps those about the
+    workload's objects (``kubectl describe`` shows both types)."""
+    return ["get", "events", "-o", "json"]
+
+
 def owned(selector: str) -> list[str]:
     """ReplicaSets and Pods of one workload."""
     return ["get", "replicasets,pods", "-l", selector, "-o", "json", ANSWERS]

@@ -44,6 +44,9 @@ from .managed_fields import (
     human_path,
     ownership,
 )
+from .quantities import same_quantity
+from .rollback_mark import rollback_of
+from .rollback_mark import words as rollback_words
 from .takeback import by_reconfigure
 
 Path = tuple[str, ...]
@@ -86,12 +89,16 @@ class Change(NamedTuple):
 class Drift(NamedTuple):
     state: str
     changes: tuple[Change, ...]
+    rollback: Document | None = None  # rollback_mark.rollback_of: what made these changes
 
     def document(self, restored: list[Document] | None = None) -> Document:
+        said = summary(self.changes)
+        if self.rollback is not None and self.changes:
+            said = f"{rollback_words(self.rollback)}; {said}"
         return {
             "state": self.state,
             "changes": [change.document() for change in self.changes],
-            "summary": summary(self.changes),
+            "summary": said,
             "restored": restored or [],
         }
 
@@ -100,7 +107,7 @@ UNKNOWN_DRIFT = Drift(UNKNOWN, ())
 
 
 def _owned_changes(
-    ours: set[Path], others: dict[str, set[Path]], record: Document | None
+    ours: set[Path], others: dict[str, set[Path]], record: Document | None, live: Document
 ) -> list[Change]:
     """Tracked fields another manager set and Manager does not own (any more)."""
     groups: dict[tuple[str, str | None, Path], set[str]] = {}
@@ -119,8 +126,19 @@ def _owned_changes(
         change = _change(kind, at, ours, others, record)
         if kind == "resources":
             name = ".".join(segment[2:] for segment in at[-2:])
+            if _as_applied(name, at, live, record):
+                continue  # another writer set the same quantity (1 for 1000m): no change
         changes.append(Change(kind, change, human_path(at), name, tuple(sorted(by)), None, at))
     return changes
+
+
+def _as_applied(name: str, at: Path, main: Document, record: Document | None) -> bool:
+    """A CPU or memory quantity whose live value equals, by value, the one Manager's record
+    says it sent."""
+    sent = ((record or {}).get("resources") or {}).get(name)
+    group, _, key = name.partition(".")
+    live = ((main.get("resources") or {}).get(group) or {}).get(key)
+    return len(at) > 2 and same_quantity(live, sent)
 
 
 def _change(
@@ -139,6 +157,8 @@ def _change(
     if kind == "resources":
         keys = {(f"f:{group}", f"f:{key}") for group, key in _RESOURCE_KEYS}
         return "changed" if tuple(at[-2:]) in keys else "added"
+    if kind == "labels" and at[:2] == ("f:metadata", "f:labels"):
+        return "changed" if at[2][2:] in OWNERSHIP_LABELS else "added"
     return "changed"
 
 
@@ -271,11 +291,13 @@ def drift(deployment: Document | None) -> Drift:
     if owned is None:
         return UNKNOWN_DRIFT
     ours, others = owned
-    changes = _with_values(deployment, _owned_changes(ours, others, _record(deployment)))
+    changes = _with_values(
+        deployment, _owned_changes(ours, others, _record(deployment), _main(deployment) or {})
+    )
     seen = {(c.what, c.path) for c in changes}
     changes += [c for c in _value_changes(deployment, others) if (c.what, c.path) not in seen]
     changes.sort(key=lambda c: (c.what, c.path))
-    return Drift(DRIFTED if changes else IN_SYNC, tuple(changes))
+    return Drift(DRIFTED if changes else IN_SYNC, tuple(changes), rollback_of(deployment))
 
 
 def summary(changes: tuple[Change, ...] | list[Change]) -> str:

@@ -96,8 +96,9 @@ def human_path(path: Path) -> str:
 def classify(path: Path) -> tuple[str, str | None, Path] | None:
     """(kind, name, the path a change is reported at) for a tracked path, else None."""
     if path[:2] == ("f:metadata", "f:labels") and len(path) == 3:
-        label = path[2][2:]
-        return ("labels", label, path) if label in OWNERSHIP_LABELS else None
+        # Any label: an ownership label changed, or one Manager never applies added
+        # (``kubectl label deployment NAME team=ops``), which reconfigure leaves in place.
+        return ("labels", path[2][2:], path)
     if path[:2] == ("f:metadata", "f:annotations") and len(path) == 3:
         return ("other", None, path) if path[2][2:] == APPLIED_ANNOTATION else None
     if (

@@ -278,6 +278,8 @@ print(json.dumps({"modules": sorted(sys.modules)}))
 DESCRIBE_OWN = {
     "kubectl_adapter.operations.describing",
     "kubectl_adapter.rules.description",
+    "kubectl_adapter.rules.template_description",
+    "kubectl_adapter.contract.description_models",
     "kubectl_adapter.cli.describe_text",
     "kubectl_adapter.cli.tables",
 }
