@@ -165,9 +165,17 @@ def workload_events(
         if (uid and str(uid) in uids) or (
             not uid and (str(involved.get("kind")), str(involved.get("name"))) in names
         ):
-            picked.append(event_summary(event))
-    picked.sort(key=lambda e: str(e["lastSeen"] or ""))
-    return picked[-limit:]
+            picked.append((_written(event), event_summary(event)))
+    # Several events in one second (a rollout's): in the order the API server wrote them.
+    picked.sort(key=lambda found: (str(found[1]["lastSeen"] or ""), found[0]))
+    return [summary for _, summary in picked[-limit:]]
+
+
+def _written(event: Document) -> int:
+    """The event's resourceVersion as a number (etcd's revision: later writes are larger);
+    0 when it is not one."""
+    version = (event.get("metadata") or {}).get("resourceVersion")
+    return int(version) if isinstance(version, str) and version.isdigit() else 0
 
 
 def description_document(
