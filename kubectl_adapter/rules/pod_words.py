@@ -92,8 +92,9 @@ def _short(pod: dict[str, Any], now: datetime) -> str | None:
     deadline = parse_time(meta.get("deletionTimestamp"))
     grace = meta.get("deletionGracePeriodSeconds")
     if deadline is not None and isinstance(grace, int):
-        spent = (now - (deadline - timedelta(seconds=grace))).total_seconds()
-        return f"pod {name} terminating ({_seconds(spent)} of its {grace}s grace)"
+        # A time, not a count: the line is redrawn every second between watch events.
+        since = (deadline - timedelta(seconds=grace)).strftime("%H:%M:%SZ")
+        return f"pod {name} terminating since {since} (grace period {grace}s)"
     if deadline is not None:
         return f"pod {name} terminating"
     if (pod.get("status") or {}).get("phase") == "Pending":

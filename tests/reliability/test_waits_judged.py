@@ -503,7 +503,8 @@ def test_a_slow_stop_shows_its_terminating_pod_while_waiting_and_in_the_timeout(
     assert seen.code == 7, seen
     frames = seen.err.replace("\x1b[K", "").split("\r")
     assert any(
-        re.search(rf"pod {name}-\S+ terminating \(\d+s of its 30s grace\)", f) for f in frames
+        re.search(rf"pod {name}-\S+ terminating since \d\d:\d\d:\d\dZ \(grace period 30s\)", f)
+        for f in frames
     ), seen.err[-2000:]
     error = json.loads(seen.out)["error"]
     headline = error["message"].split(" | ")[0]

@@ -29,7 +29,7 @@ def test_a_terminating_pod_says_since_when_and_its_grace_period() -> None:
 def test_the_progress_line_shows_the_terminating_pods_the_counts_cannot() -> None:
     rs = replicaset(deployment())
     assert progress_note([pod(rs, "aaaaa", deleting=True), pod(rs, "bbbbb")], NOW) == (
-        "pod web-1-5d8f7c9b6d-aaaaa terminating (12s of its 30s grace)"
+        "pod web-1-5d8f7c9b6d-aaaaa terminating since 00:05:30Z (grace period 30s)"
     )
     assert progress_note([pod(rs)], NOW) == ""
 
