@@ -140,7 +140,7 @@ COMMANDS: dict[str, Command] = {
             "kubectl-adapter describe manager/web-1 -o yaml",
         ),
         "Text like kubectl describe when stdout is a terminal (or with -o table), else\n"
-        "JSON; two kubectl calls (the workload, then the namespace's Warning events).",
+        "JSON; two kubectl calls (the workload, then the namespace's events).",
     ),
     "network": Command(
         "the container's current (ephemeral) Pod IP; MAC is always null",

@@ -2,177 +2,27 @@
 
 Plain classes, so no command imports pydantic (its import alone cost ~70 ms on every command)
 nor ``dataclasses`` (with ``inspect``, ~4 ms, and ~4 ms more to generate the classes' code):
-``Output`` reads each class's annotations once and gives it the dataclass behaviour the
-outputs use (keyword ``__init__`` with defaults, ``__post_init__``, ``==``, ``repr``),
-``field``/``fields``/``MISSING`` as in ``dataclasses``. Python names are snake_case;
-``to_json`` gives the camelCase wire document, and ``model_validate`` reads one (camelCase or
-snake_case keys; an unknown key is an error). ``output_models`` derives pydantic models from
-these classes, for ``docs/schema/`` only: the output contract is written once, here.
-"""
+``Output`` (``output_base``) reads each class's annotations once and gives it the dataclass
+behaviour the outputs use (keyword ``__init__`` with defaults, ``__post_init__``, ``==``,
+``repr``), ``field``/``fields``/``MISSING`` as in ``dataclasses``. Python names are
+snake_case; ``to_json`` gives the camelCase wire document, and ``model_validate`` reads one
+(camelCase or snake_case keys; an unknown key is an error). ``output_models`` derives
+pydantic models from these classes, for ``docs/schema/`` only: the output contract is
+written once, here."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from enum import Enum
-from types import MappingProxyType
-from typing import Any, ClassVar, Literal, NamedTuple, TypeVar, dataclass_transform
+from typing import Any, ClassVar, Literal
 
+# The machinery, re-exported: callers (output_models, tests) read it from here.
+from .output_base import MISSING as MISSING
+from .output_base import Field as Field
+from .output_base import Output as Output
+from .output_base import about as _about
+from .output_base import field as field
+from .output_base import fields as fields
+from .output_base import to_camel as to_camel
 from .statuses import Status
-
-T = TypeVar("T", bound="Output")
-
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-MISSING: Any = _Missing()
-
-
-class Field(NamedTuple):
-    """One field of an output class (``dataclasses.Field``'s attributes the callers read)."""
-
-    name: str
-    default: Any
-    default_factory: Any
-    metadata: Mapping[str, Any]
-
-
-class _Spec(NamedTuple):
-    default: Any
-    default_factory: Any
-    metadata: Mapping[str, Any]
-
-
-def field(
-    *,
-    default: Any = MISSING,
-    default_factory: Callable[[], Any] | Any = MISSING,
-    metadata: Mapping[str, Any] | None = None,
-) -> Any:
-    """A field with a default, a default factory and/or metadata (``dataclasses.field``)."""
-    return _Spec(default, default_factory, MappingProxyType(dict(metadata or {})))
-
-
-def fields(output: type[Output] | Output) -> tuple[Field, ...]:
-    """The fields of an output class or object, in declaration order (bases first)."""
-    return output._FIELDS
-
-
-def to_camel(name: str) -> str:
-    """``pod_ip_ephemeral`` -> ``podIpEphemeral`` (pydantic's ``to_camel``)."""
-    first, *rest = name.split("_")
-    return first + "".join(part[:1].upper() + part[1:] for part in rest)
-
-
-def _about(description: str) -> dict[str, str]:
-    """A field's description in the JSON Schemas (``output_models`` reads it)."""
-    return {"description": description}
-
-
-def _dump(value: Any) -> Any:
-    if isinstance(value, Output):
-        return value.to_json()
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, list):
-        return [_dump(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _dump(item) for key, item in value.items()}
-    return value
-
-
-@dataclass_transform(kw_only_default=True, field_specifiers=(field,))
-class Output:
-    """Base: camelCase on the wire, snake_case in Python, nothing unexpected accepted."""
-
-    # Fields holding other outputs: name -> (class, is a list).
-    NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {}
-    _FIELDS: ClassVar[tuple[Field, ...]] = ()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        own: dict[str, Field] = {}
-        # The class's own annotations (strings: postponed evaluation); not through
-        # inspect.get_annotations, whose import is what this module avoids.
-        annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063
-        for name, hint in annotations.items():
-            if str(hint).startswith(("ClassVar", "typing.ClassVar")):
-                continue
-            spec = cls.__dict__.get(name, MISSING)
-            if not isinstance(spec, _Spec):
-                spec = _Spec(spec, MISSING, MappingProxyType({}))
-            if spec.default is not MISSING:
-                setattr(cls, name, spec.default)
-            elif name in cls.__dict__:
-                delattr(cls, name)
-            own[name] = Field(name, spec.default, spec.default_factory, spec.metadata)
-        inherited = tuple(own.pop(f.name, f) for f in cls._FIELDS)
-        cls._FIELDS = (*inherited, *own.values())
-
-    def __init__(self, **values: Any) -> None:
-        for item in self._FIELDS:
-            if item.name in values:
-                value = values.pop(item.name)
-            elif item.default is not MISSING:
-                value = item.default
-            elif item.default_factory is not MISSING:
-                value = item.default_factory()
-            else:
-                raise TypeError(
-                    f"{type(self).__name__}.__init__() missing 1 required keyword-only "
-                    f"argument: '{item.name}'"
-                )
-            setattr(self, item.name, value)
-        if values:
-            raise TypeError(
-                f"{type(self).__name__}.__init__() got an unexpected keyword argument "
-                f"'{next(iter(values))}'"
-            )
-        self.__post_init__()
-
-    def __post_init__(self) -> None:
-        """Normalise fields after ``__init__`` (``Snapshot``: its status)."""
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return all(getattr(self, f.name) == getattr(other, f.name) for f in self._FIELDS)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in self._FIELDS)
-        return f"{type(self).__qualname__}({shown})"
-
-    def to_json(self) -> dict[str, Any]:
-        return {to_camel(f.name): _dump(getattr(self, f.name)) for f in self._FIELDS}
-
-    def model_dump(self, *, mode: str = "json", by_alias: bool = True) -> dict[str, Any]:
-        """pydantic's spelling of ``to_json``, for callers written against the old models."""
-        return self.to_json()
-
-    @classmethod
-    def model_validate(cls: type[T], data: Any) -> T:
-        if isinstance(data, cls):
-            return data
-        if not isinstance(data, dict):
-            raise TypeError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
-        names = {to_camel(f.name): f.name for f in cls._FIELDS}
-        values: dict[str, Any] = {}
-        for key, value in data.items():
-            name = names.get(str(key), str(key))
-            nested = cls.NESTED.get(name)
-            if nested is not None and value is not None:
-                kind, many = nested
-                value = (
-                    [kind.model_validate(item) for item in value]
-                    if many
-                    else kind.model_validate(value)
-                )
-            values[name] = value
-        return cls(**values)
 
 
 class DriftChange(Output):
@@ -279,125 +129,9 @@ class Snapshot(Output):
         self.status = Status(self.status)
 
 
-class Condition(Output):
-    """A condition of the Deployment or of a Pod, as the API reports it."""
-
-    type: str
-    status: str
-    reason: str | None = None
-    message: str | None = None
-    last_transition_time: str | None = None
-
-
-class ContainerExit(Output):
-    """How a container ended (``state.terminated`` or ``lastState.terminated``)."""
-
-    exit_code: int | None = None
-    reason: str | None = None
-    message: str | None = None
-    finished_at: str | None = None
-
-
-class ContainerState(Output):
-    """One container of a Pod: its state with the reason, restarts and its last exit."""
-
-    NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {
-        "terminated": (ContainerExit, False),
-        "last_exit": (ContainerExit, False),
-    }
-    name: str
-    init: bool = field(
-        default=False, metadata=_about("an init container (a sidecar when it keeps running)")
-    )
-    image: str | None = None
-    state: Literal["waiting", "running", "terminated", "unknown"]
-    reason: str | None = field(
-        default=None, metadata=_about("the waiting or terminated state's reason")
-    )
-    message: str | None = field(
-        default=None, metadata=_about("the waiting state's message (e.g. the image pull error)")
-    )
-    started_at: str | None = None
-    terminated: ContainerExit | None = field(
-        default=None, metadata=_about("the current state when it is terminated")
-    )
-    ready: bool = False
-    restart_count: int = 0
-    last_exit: ContainerExit | None = field(
-        default=None, metadata=_about("lastState.terminated: the run before the current one")
-    )
-
-
-class PodDescription(Output):
-    """One Pod the Deployment owns (through its ReplicaSets), as ``describe`` shows it."""
-
-    NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {
-        "containers": (ContainerState, True),
-        "conditions": (Condition, True),
-    }
-    name: str
-    replica_set: str | None = None
-    current: bool = field(
-        default=False, metadata=_about("of the newest ReplicaSet (the revision rolling out)")
-    )
-    phase: str
-    ready: bool = False
-    terminating: bool = False
-    node: str | None = field(default=None, metadata=_about("spec.nodeName"))
-    pod_ip: str | None = None
-    created_at: str | None = None
-    reason: str | None = field(default=None, metadata=_about("status.reason, e.g. Evicted"))
-    message: str | None = None
-    containers: list[ContainerState]
-    conditions: list[Condition]
-
-
-class EventSummary(Output):
-    """A Warning event about the Deployment, one of its ReplicaSets or one of its Pods."""
-
-    type: str
-    reason: str | None = None
-    message: str | None = None
-    object: str = field(metadata=_about("Kind/name of the object it is about"))
-    source: str | None = field(default=None, metadata=_about("the component that reported it"))
-    count: int = 1
-    first_seen: str | None = None
-    last_seen: str | None = None
-
-
 class SnapshotList(Output):
     NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {"items": (Snapshot, True)}
     items: list[Snapshot]
-
-
-class Description(Output):
-    """``describe``: the snapshot, and what an operator reads to see why (one screen)."""
-
-    NESTED: ClassVar[dict[str, tuple[type[Output], bool]]] = {
-        "snapshot": (Snapshot, False),
-        "conditions": (Condition, True),
-        "pods": (PodDescription, True),
-        "events": (EventSummary, True),
-    }
-    snapshot: Snapshot
-    conditions: list[Condition] = field(
-        default_factory=list, metadata=_about("the Deployment's conditions")
-    )
-    replica_set: str | None = field(
-        default=None, metadata=_about("the newest ReplicaSet (the current revision)")
-    )
-    failing: list[str] = field(
-        default_factory=list,
-        metadata=_about("failures that will not heal by waiting: pod, container, reason"),
-    )
-    pods: list[PodDescription] = field(default_factory=list)
-    events: list[EventSummary] = field(
-        default_factory=list,
-        metadata=_about("the most recent Warning events about its objects, oldest first"),
-    )
-    events_error: str | None = field(
-        default=None, metadata=_about("why the events could not be read (they are best effort)")
-    )
 
 
 class NetworkInfo(Output):
@@ -488,8 +222,20 @@ class DryRunPlan(Output):
 
 class ErrorBody(Output):
     type: str
-    message: str
-    details: dict[str, Any]
+    message: str = field(
+        metadata=_about(
+            "What failed and why, once; a wait's failure continues, after ' | ', with the "
+            "context (counts, conditions, other Pods, events) and ' | next step: COMMAND'"
+        )
+    )
+    details: dict[str, Any] = field(
+        metadata=_about(
+            "What the message says, as data (see docs/cli.md, Errors). A failed wait adds "
+            "nextStep: the command an operator runs next (kubectl logs of a container that "
+            "exited, kubectl describe pod of one that cannot be pulled, scheduled or "
+            "configured, kubectl wait for the Pods a stop left terminating)"
+        )
+    )
 
 
 class ErrorOutput(Output):

@@ -17,6 +17,9 @@ NAME_LABEL = f"{LABEL_PREFIX}.name"
 FIELD_MANAGER = "opensource-server-manager"
 # Deployment annotation: the env names Manager applied and whether it set a command (drift.py)
 APPLIED_ANNOTATION = f"{LABEL_PREFIX}.applied"
+# Written by ``reconfigure --rollback-on-failure`` after its ``kubectl rollout undo``: which
+# revision failed and which revision the rollback made (rules/rollback_mark.py).
+ROLLBACK_ANNOTATION = f"{LABEL_PREFIX}.rolled-back"
 CONTAINER_NAME = "main"
 
 # ECMA-262 patterns, as docs/schema/spec.json states them (``spec_rules``); here used with

@@ -15,7 +15,7 @@ from typing import Any, Union
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.alias_generators import to_camel
 
-from . import models
+from . import description_models, models
 
 
 class Output(BaseModel):
@@ -78,7 +78,7 @@ DriftChange = derive(models.DriftChange)
 Drift = derive(models.Drift)
 Snapshot = derive(models.Snapshot)
 SnapshotList = derive(models.SnapshotList)
-Description = derive(models.Description)
+Description = derive(description_models.Description)
 NetworkInfo = derive(models.NetworkInfo)
 DeleteResult = derive(models.DeleteResult)
 Capabilities = derive(models.Capabilities)

@@ -56,11 +56,17 @@ def named_workload(name: str) -> list[str]:
 
 
 def warning_events() -> list[str]:
-    """The namespace's Warning events: the diagnostics and ``describe`` keep those about the
+    """The namespace's Warning events: the diagnostics keep those about the
     workload's own objects. One read whatever their number: a field selector cannot name
     several objects, and a label selector selects no event (events carry no labels of the
     objects they are about)."""
     return ["get", "events", "--field-selector", "type=Warning", "-o", "json"]
+
+
+def events() -> list[str]:
+    """The namespace's events, Normal and Warning: ``describe`` keeps those about the
+    workload's objects (``kubectl describe`` shows both types)."""
+    return ["get", "events", "-o", "json"]
 
 
 def owned(selector: str) -> list[str]:

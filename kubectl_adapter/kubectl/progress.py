@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
-__all__ = ["Watcher", "awaiting", "note", "watching"]
+__all__ = ["Watcher", "awaiting", "listening", "note", "watching"]
 
 
 class Watcher(Protocol):
@@ -71,3 +71,8 @@ def note(line: str) -> bool:
         return False
     watcher.note(line)
     return True
+
+
+def listening() -> bool:
+    """Whether a display watches: what only it reads need not be worked out otherwise."""
+    return _watcher is not None

@@ -2,17 +2,17 @@
 
 The first read is status's (``reading.read_named``: the Deployment with its ReplicaSets and
 Pods, by the name label; the same fallback reads for a Deployment without it). The second
-is the namespace's Warning events, kept to those about the workload's own objects. They
-cannot join the first: a label selector selects no event (events do not carry the labels of
-what they are about), and the field selector ``type=Warning`` is not one pods or
-deployments answer. A workload that is missing, not Manager's or unreadable is described
-by its status alone (no events read).
+is the namespace's events (Normal and Warning, as kubectl describe shows), kept to those
+about the workload's own objects. They cannot join the first: a label selector selects no
+event (events do not carry the labels of what they are about). A workload that is missing,
+not Manager's or unreadable is described by its status alone (no events read).
 """
 
 from __future__ import annotations
 
+from ..contract.description_models import Description
 from ..contract.errors import AdapterError
-from ..contract.models import Description, DryRunPlan
+from ..contract.models import DryRunPlan
 from ..contract.naming import parse_provider_id
 from ..contract.statuses import Status
 from ..kubectl import commands
@@ -43,7 +43,7 @@ def describe(node: Workloads, provider_id: str) -> Description:
         return Description.model_validate(placeholder_description(snapshot))
     events, problem = [], None
     try:
-        data = node.runner.run_json(commands.warning_events(), namespace=pid.namespace)
+        data = node.runner.run_json(commands.events(), namespace=pid.namespace)
         events = list((data or {}).get("items") or [])
     except AdapterError as exc:  # best effort: the workload's own state is what matters
         problem = f"{exc.type}: {exc.message}"
@@ -60,5 +60,5 @@ def describe_plan(node: Workloads, provider_id: str) -> DryRunPlan:
     read = read_named(node, pid, plan_only=True)
     steps = list(read.steps)
     if read.deployment is not None and is_managed(read.deployment):
-        steps.append(plans.Step(commands.warning_events()))
+        steps.append(plans.Step(commands.events()))
     return plans.build(node.runner, *steps, namespace=pid.namespace)

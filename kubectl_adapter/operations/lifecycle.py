@@ -10,7 +10,9 @@ from ..contract.models import DeleteResult, DryRunPlan, Snapshot
 from ..contract.naming import deployment_selector, owner_labels, parse_provider_id
 from ..kubectl import commands, progress
 from ..kubectl.runner import process_bound
+from ..rules import clock
 from ..rules.ownership import check_ownership
+from ..rules.pod_words import stop_headline, wait_for_pods_command
 from ..rules.races import not_deleted, rollout_event, stop_event, uid_of
 from ..rules.snapshots import build_snapshot
 from ..rules.status import desired_replicas
@@ -81,8 +83,34 @@ def stop(
         return stop_verdict(pid, seen, uid)
 
     def on_timeout() -> AdapterError:
-        message, details = node.explainer(pid.namespace, pid.name, selector)()
-        return Timeout(f"pods of {pid} still present: {message}", details)
+        """Says what is done (the scale to 0) and what is not: the Pods left, terminating
+        since when, in which grace period; the next step follows them."""
+        from ..rules.diagnostics import explain
+
+        try:
+            deployment, replicasets, pods = node.read_workload(pid.namespace, pid.name, selector)
+        except AdapterError as exc:
+            return Timeout(
+                f"pods of {pid} still present: (could not read the workload: {exc.message})",
+                {},
+            )
+        now = clock.utc_now()
+        message, details = explain(
+            deployment,
+            replicasets,
+            pods,
+            node.warning_events(pid.namespace),
+            now=now,
+            say_pods=False,
+        )
+        context, _, _ = message.partition(" | next step: ")
+        step = wait_for_pods_command(pods, pid.namespace, now) if pods else details.get("nextStep")
+        details["nextStep"] = step
+        return Timeout(
+            f"pods of {pid} still present after {node.config.timeout:g}s: "
+            f"{stop_headline(deployment, pods, now)} | {context} | next step: {step}",
+            details,
+        )
 
     final = watch_workload(
         node.runner,

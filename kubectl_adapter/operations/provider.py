@@ -10,10 +10,10 @@ from __future__ import annotations
 import builtins
 from typing import TYPE_CHECKING
 
+from ..contract.description_models import Description
 from ..contract.models import (
     CheckResult,
     DeleteResult,
-    Description,
     DryRunPlan,
     NetworkInfo,
     NodeInfo,

@@ -7,14 +7,21 @@ from typing import Any
 
 from ..contract.errors import AdapterError, Conflict, InvalidInput
 from ..contract.models import DryRunPlan, Snapshot
-from ..contract.naming import ProviderId, deployment_selector, parse_provider_id
+from ..contract.naming import (
+    ROLLBACK_ANNOTATION,
+    ProviderId,
+    deployment_selector,
+    parse_provider_id,
+)
 from ..contract.spec import ContainerSpec
 from ..kubectl import commands
+from ..rules import clock
 from ..rules.drift import drift
 from ..rules.ownership import check_identity, check_ownership
 from ..rules.races import changed_under_apply, precondition, rollout_event, uid_of
 from ..rules.render import render_manifest
 from ..rules.restore import restore_patch, taken_back
+from ..rules.rollback_mark import mark, revision_of
 from ..rules.snapshots import build_snapshot
 from ..rules.status import desired_replicas
 from . import plans
@@ -170,13 +177,39 @@ def rollback(
     """Undo the failed rollout, wait for it, and report both outcomes."""
     outcome: dict[str, Any] = {"performed": True}
     try:
-        node.runner.run(["rollout", "undo", f"deployment/{pid.name}"], namespace=pid.namespace)
-        node.wait(pid, selector, None, "reconfigure")
+        # -o json prints the Deployment as it was read before the undo: its revision is
+        # the one that failed.
+        undone = node.runner.run_json(
+            ["rollout", "undo", f"deployment/{pid.name}", "-o", "json"], namespace=pid.namespace
+        )
+        failed = revision_of(undone if isinstance(undone, dict) else None)
+        final = node.wait(pid, selector, None, "reconfigure")
         outcome["succeeded"] = True
-        outcome["message"] = "rolled back to the previous revision, which is available"
+        now = revision_of(final)
+        outcome["message"] = (
+            f"rolled back to the previous revision, which is available (revision {now}; "
+            f"revision {failed} failed)"
+        )
+        outcome["marked"] = _mark(node, pid, failed, now)
     except AdapterError as exc:
         outcome["succeeded"] = False
         outcome["message"] = f"{exc.type}: {exc.message}"
     details = dict(failure.details)
     details["rollback"] = outcome
-    return type(failure)(f"{failure.message} | rollback: {outcome['message']}", details)
+    said, _, step = failure.message.partition(" | next step: ")
+    tail = f" | next step: {step}" if step else ""
+    return type(failure)(f"{said} | rollback: {outcome['message']}{tail}", details)
+
+
+def _mark(node: Workloads, pid: ProviderId, failed: str | None, revision: str | None) -> bool:
+    """Annotate the Deployment with the rollback (``rollback_mark``), so ``describe`` names it
+    as a rollback, not as a change by kubectl; best effort: False when it could not."""
+    value = mark(failed, revision, clock.utc_now().strftime("%Y-%m-%dT%H:%M:%SZ"))
+    try:
+        node.runner.run(
+            ["annotate", f"deployment/{pid.name}", f"{ROLLBACK_ANNOTATION}={value}", "--overwrite"],
+            namespace=pid.namespace,
+        )
+    except AdapterError:
+        return False
+    return True

@@ -24,6 +24,7 @@ from ..kubectl import commands, progress
 from ..kubectl.runner import KubectlRunner
 from ..kubectl.transcript import Wait
 from ..rules import clock
+from ..rules.pod_words import progress_note
 from ..rules.wait_verdicts import Seen, Verdict
 
 # What a wait leaves of ``--timeout`` for the reads that explain a wait that ran out (the
@@ -57,9 +58,8 @@ def timed_out(explain: Explainer, timeout: float, workload: str) -> AdapterError
     message, details = explain()
     failing = details.get("failing") or []
     if failing:
-        return RolloutFailed(
-            f"rollout of {workload} cannot succeed: {failing[0]} | {message}", details
-        )
+        # The message leads with the failure (``diagnostics.explain``): said once.
+        return RolloutFailed(f"rollout of {workload} cannot succeed: {message}", details)
     return Timeout(f"rollout not complete after {timeout:g}s: {message}", details)
 
 
@@ -84,6 +84,7 @@ class _Watched:
         self.pods: dict[str, dict[str, Any]] = {}
         self.listed = [False, False]
         self.wake: float | None = None
+        self.counts = ""
 
     def document(self, index: int, document: Any) -> bool:
         kind = document.get("type") if isinstance(document, dict) else None
@@ -108,13 +109,17 @@ class _Watched:
     def _seen(self, index: int, kind: str, obj: dict[str, Any]) -> None:
         if index == self.DEPLOYMENT:
             self.deployment = None if kind == "DELETED" else obj
-            progress.note(_counts(obj) if kind != "DELETED" else "the Deployment was deleted")
-            return
-        name = str((obj.get("metadata") or {}).get("name", ""))
-        if kind == "DELETED":
-            self.pods.pop(name, None)
+            self.counts = _counts(obj) if kind != "DELETED" else "the Deployment was deleted"
         else:
-            self.pods[name] = obj
+            name = str((obj.get("metadata") or {}).get("name", ""))
+            if kind == "DELETED":
+                self.pods.pop(name, None)
+            else:
+                self.pods[name] = obj
+        if progress.listening():
+            # The counts alone say "0 live" while a Pod runs through its grace period.
+            pods = progress_note(list(self.pods.values()), clock.utc_now())
+            progress.note("; ".join(part for part in (pods, self.counts) if part))
 
     def stderr_line(self, index: int, line: str) -> bool:
         if not commands.watch_listed(line) or self.listed[index]:

@@ -153,9 +153,8 @@ class Workloads:
                 message, details = build(
                     deployment, replicasets, pods, self.warning_events(pid.namespace)
                 )
-                raise RolloutFailed(
-                    f"rollout of {pid} cannot succeed: {check.failure} | {message}", details
-                )
+                lead = "" if details.get("failing") else f"{check.failure} | "
+                raise RolloutFailed(f"rollout of {pid} cannot succeed: {lead}{message}", details)
 
         try:
             final = watch_workload(

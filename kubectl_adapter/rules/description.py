@@ -1,9 +1,11 @@
 """``describe``'s document: the snapshot and the why behind it, from what two reads return.
 
 Pure, over the Deployment with its ReplicaSets and Pods (status's one read) and the
-namespace's Warning events (one more read): the Pods it owns with each container's state,
-restarts and last exit, the conditions of the Deployment and of each Pod, the failures that
-will not heal, and the most recent Warning events about its own objects. Field names are
+namespace's events (one more read): the Pods it owns with each container's state, restarts
+and last exit, the conditions of the Deployment and of each Pod, the failures that will not
+heal, the most recent events about its own objects, and what ``kubectl describe
+deployment`` shows besides (``template_description``: labels, selector, the Pod template,
+the revision history), with the rollback that made the current revision, if one did. Field names are
 the ``models.Description`` wire names; the CLI prints this dict (``-o json|yaml``) or its text.
 """
 
@@ -12,7 +14,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from . import template_description
+from .drift import drift
 from .pods import describe_failure, is_ready, is_terminating, pod_failures, pod_node
+from .rollback_mark import rollback_of
 from .selection import select_owned
 from .snapshots import snapshot_document
 from .status import replica_failure
@@ -144,8 +149,8 @@ def event_summary(event: Document) -> Document:
 def workload_events(
     events: list[Document], objects: list[Document], limit: int = MAX_EVENTS
 ) -> list[Document]:
-    """The newest Warning events about ``objects`` (by uid; by kind and name when an event
-    names no uid), oldest first."""
+    """The newest events, Normal and Warning, about ``objects`` (by uid; by kind and name
+    when an event names no uid), oldest first, as ``kubectl describe`` lists them."""
     uids = set()
     names = set()
     for obj in objects:
@@ -155,16 +160,22 @@ def workload_events(
         names.add((str(obj.get("kind", "")), str(meta.get("name", ""))))
     picked = []
     for event in events:
-        if event.get("type") != "Warning":
-            continue
         involved = _involved(event)
         uid = involved.get("uid")
         if (uid and str(uid) in uids) or (
             not uid and (str(involved.get("kind")), str(involved.get("name"))) in names
         ):
-            picked.append(event_summary(event))
-    picked.sort(key=lambda e: str(e["lastSeen"] or ""))
-    return picked[-limit:]
+            picked.append((_written(event), event_summary(event)))
+    # Several events in one second (a rollout's): in the order the API server wrote them.
+    picked.sort(key=lambda found: (str(found[1]["lastSeen"] or ""), found[0]))
+    return [summary for _, summary in picked[-limit:]]
+
+
+def _written(event: Document) -> int:
+    """The event's resourceVersion as a number (etcd's revision: later writes are larger);
+    0 when it is not one."""
+    version = (event.get("metadata") or {}).get("resourceVersion")
+    return int(version) if isinstance(version, str) and version.isdigit() else 0
 
 
 def description_document(
@@ -196,6 +207,11 @@ def description_document(
         "pods": [pod_description(pod, id(pod) in newest) for pod in ordered],
         "events": workload_events(events, objects),
         "eventsError": events_error,
+        "labels": template_description.labels(deployment),
+        "selector": template_description.selector(deployment),
+        "template": template_description.pod_template(deployment),
+        "revisions": template_description.revisions(owned.replicasets, owned.newest),
+        "rollback": rollback_of(deployment) if drift(deployment).changes else None,
     }
 
 
@@ -209,4 +225,9 @@ def placeholder_description(snapshot: Document) -> Document:
         "pods": [],
         "events": [],
         "eventsError": None,
+        "labels": {},
+        "selector": None,
+        "template": None,
+        "revisions": [],
+        "rollback": None,
     }

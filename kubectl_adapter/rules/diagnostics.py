@@ -10,7 +10,9 @@ from datetime import datetime
 from typing import Any
 
 from . import clock
-from .pods import describe_failure, pod_failures, pod_notes
+from .next_steps import about_failing_pods, headline, next_step
+from .pod_words import pod_words
+from .pods import describe_failure, is_live, is_ready, pod_failures, pod_notes
 from .selection import select_owned
 from .status import desired_replicas, replica_failure
 
@@ -87,8 +89,16 @@ def explain(
     events: list[dict[str, Any]],
     *,
     now: datetime | None = None,
+    say_pods: bool = True,
 ) -> tuple[str, dict[str, Any]]:
-    """A one-paragraph reason and the structured details behind it."""
+    """The failure's message and the structured details behind it.
+
+    The message leads with what will not heal (a ReplicaSet that cannot create a Pod, the
+    first failing Pod: ``next_steps.headline``) when there is one, else with each Pod's state
+    (``pod_words``: an init container holding it, terminating since…), ``|``, the context once
+    (counts, conditions, other Pods, events about no failing Pod), ``|``, the next step to
+    type (also ``details.nextStep``). ``say_pods``: False when the caller's headline has
+    named every Pod already (a stop's)."""
     if deployment is None:
         return "the deployment no longer exists", {"deployment": None}
     meta, status = deployment.get("metadata", {}), deployment.get("status") or {}
@@ -104,6 +114,9 @@ def explain(
     names |= {pod.get("metadata", {}).get("name", "") for pod in pods}
     warnings = relevant_events(events, names)
     desired = desired_replicas(deployment)
+    failures = pod_failures(new_pods, now)
+    cannot_create = replica_failure(deployment)
+    first = failures[0] if failures and not cannot_create else None
     parts = [
         f"deployment {name}: {status.get('availableReplicas', 0)}/{desired} available, "
         f"{status.get('updatedReplicas', 0)}/{desired} updated, "
@@ -112,23 +125,39 @@ def explain(
     if (deployment.get("spec") or {}).get("paused"):
         parts.append("rollout paused (spec.paused)")
     for cond in conditions:
-        failing = cond.get("reason") == "ProgressDeadlineExceeded" or (
-            cond.get("type") == "ReplicaFailure" and cond.get("status") == "True"
-        )
-        if cond.get("status") != "True" or failing:
+        replica_failed = cond.get("type") == "ReplicaFailure" and cond.get("status") == "True"
+        if replica_failed and cannot_create:
+            continue  # the headline
+        if cond.get("reason") == "MinimumReplicasUnavailable":
+            continue  # Available=False: the counts say "0/1 available" already
+        if cond.get("status") != "True" or replica_failed or _past_deadline(cond):
             parts.append(
                 f"{cond.get('type')}={cond.get('status')} {cond.get('reason', '')}: "
                 f"{cond.get('message', '')}".rstrip(": ")
             )
-    failures = pod_failures(new_pods, now)
-    parts.extend(describe_failure(failure) for failure in failures)
+    parts.extend(describe_failure(failure) for failure in failures if failure is not first)
+    # With nothing failing, the Pods' own state leads: Pending held by an init container,
+    # Running and not ready, terminating.
+    on_the_way = "; ".join(pod_words(pod, now) for pod in new_pods) if say_pods else ""
     if not failures:
-        for pod in new_pods:
-            phase = pod.get("status", {}).get("phase", "Unknown")
-            parts.append(f"pod {pod.get('metadata', {}).get('name')}: {phase}")
         parts.extend(pod_notes(new_pods, now))
-    parts.extend(f"event {e['reason']} on {e['object']}: {e['message']}" for e in warnings[-3:])
-    cannot_create = replica_failure(deployment)
+    said = [e for e in warnings if not about_failing_pods(e, failures)]
+    parts.extend(f"event {e['reason']} on {e['object']}: {e['message']}" for e in said[-3:])
+    lead = cannot_create or (headline(first, warnings) if first else None)
+    lead = lead or (on_the_way if not failures else None)
+    waiting = next((p for p in new_pods if not is_ready(p)), None)
+    step = next_step(
+        first,
+        str(meta.get("namespace") or "default"),
+        name,
+        alone=len([p for p in pods if is_live(p)]) <= 1,
+        pod=(waiting.get("metadata") or {}).get("name") if waiting else None,
+        replicaset=(newest or {}).get("metadata", {}).get("name") if cannot_create else None,
+    )
+    message = "; ".join(parts)
+    if lead:
+        message = f"{lead} | {message}"
+    message += f" | next step: {step}"
     details = {
         "deployment": name,
         # What will not heal by waiting longer: a wait that ends with these is RolloutFailed.
@@ -138,5 +167,10 @@ def explain(
         "newReplicaSet": newest.get("metadata", {}).get("name") if newest else None,
         "pods": [_pod_summary(pod) for pod in new_pods],
         "events": warnings,
+        "nextStep": step,
     }
-    return "; ".join(parts), details
+    return message, details
+
+
+def _past_deadline(condition: dict[str, Any]) -> bool:
+    return condition.get("reason") == "ProgressDeadlineExceeded"

@@ -30,18 +30,23 @@ restart, not configuration: ignored. Values are never reported for env or comman
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from ..contract.naming import (
     APPLIED_ANNOTATION,
-    CONTAINER_ID_LABEL,
     CONTAINER_NAME,
-    FIELD_MANAGER,
-    MANAGED_LABEL,
     NAME_LABEL,
-    NODE_ID_LABEL,
 )
+from .managed_fields import (
+    OWNERSHIP_LABELS,
+    TEMPLATE_SPEC,
+    classify,
+    human_path,
+    ownership,
+)
+from .quantities import same_quantity
+from .rollback_mark import rollback_of
+from .rollback_mark import words as rollback_words
 from .takeback import by_reconfigure
 
 Path = tuple[str, ...]
@@ -51,18 +56,6 @@ IN_SYNC = "in-sync"
 DRIFTED = "drifted"
 UNKNOWN = "unknown"
 
-OWNERSHIP_LABELS = (MANAGED_LABEL, NODE_ID_LABEL, CONTAINER_ID_LABEL, NAME_LABEL)
-RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"
-_TEMPLATE_SPEC: Path = ("f:spec", "f:template", "f:spec")
-_CONTAINER_LISTS = ("f:containers", "f:initContainers")
-_MAIN_FIELDS = {
-    "f:image": "image",
-    "f:command": "command",
-    "f:args": "command",
-    "f:env": "env",
-    "f:envFrom": "env",
-    "f:resources": "resources",
-}
 # Fields Manager always sets on the main container (docs: "What Manager applies").
 _RESOURCE_KEYS = (
     ("limits", "cpu"),
@@ -96,12 +89,16 @@ class Change(NamedTuple):
 class Drift(NamedTuple):
     state: str
     changes: tuple[Change, ...]
+    rollback: Document | None = None  # rollback_mark.rollback_of: what made these changes
 
     def document(self, restored: list[Document] | None = None) -> Document:
+        said = summary(self.changes)
+        if self.rollback is not None and self.changes:
+            said = f"{rollback_words(self.rollback)}; {said}"
         return {
             "state": self.state,
             "changes": [change.document() for change in self.changes],
-            "summary": summary(self.changes),
+            "summary": said,
             "restored": restored or [],
         }
 
@@ -109,108 +106,8 @@ class Drift(NamedTuple):
 UNKNOWN_DRIFT = Drift(UNKNOWN, ())
 
 
-# -- managedFields ------------------------------------------------------------------------------
-
-
-def _paths(tree: Any, prefix: Path = ()) -> Iterator[Path]:
-    """Every owned path of a FieldsV1 tree; ``"."`` marks the node above it as owned."""
-    if not isinstance(tree, dict):
-        return
-    for key, child in tree.items():
-        if key == ".":
-            yield prefix
-        elif isinstance(child, dict) and child:
-            yield from _paths(child, (*prefix, str(key)))
-        else:
-            yield (*prefix, str(key))
-
-
-def ownership(deployment: Document) -> tuple[set[Path], dict[str, set[Path]]] | None:
-    """(Manager's paths, every other manager's paths), or None when managedFields are absent
-    or Manager never applied (nothing to compare with). Status writes are nobody's config."""
-    entries = (deployment.get("metadata") or {}).get("managedFields")
-    if not isinstance(entries, list) or not entries:
-        return None
-    ours: set[Path] = set()
-    others: dict[str, set[Path]] = {}
-    applied = False
-    for entry in entries:
-        if not isinstance(entry, dict) or entry.get("subresource") == "status":
-            continue
-        paths = set(_paths(entry.get("fieldsV1")))
-        manager = str(entry.get("manager") or "")
-        if manager == FIELD_MANAGER:
-            ours |= paths
-            applied = applied or entry.get("operation") == "Apply"
-        else:
-            others.setdefault(manager, set()).update(paths)
-    return (ours, others) if applied else None
-
-
-def _key(segment: str) -> dict[str, Any]:
-    try:
-        found = json.loads(segment[2:])
-    except ValueError:
-        return {}
-    return found if isinstance(found, dict) else {}
-
-
-def human_path(path: Path) -> str:
-    """``spec.template.spec.containers[name=main].image`` for a FieldsV1 path."""
-    out = ""
-    for segment in path:
-        if segment.startswith("k:"):
-            out += "[" + ",".join(f"{k}={v}" for k, v in _key(segment).items()) + "]"
-        elif segment.startswith("v:"):
-            out += f"[{segment[2:]}]"
-        else:
-            out += ("." if out else "") + segment[2:]
-    return out
-
-
-def _classify(path: Path) -> tuple[str, str | None, Path] | None:
-    """(kind, name, the path a change is reported at) for a tracked path, else None."""
-    if path[:2] == ("f:metadata", "f:labels") and len(path) == 3:
-        label = path[2][2:]
-        return ("labels", label, path) if label in OWNERSHIP_LABELS else None
-    if path[:2] == ("f:metadata", "f:annotations") and len(path) == 3:
-        return ("other", None, path) if path[2][2:] == APPLIED_ANNOTATION else None
-    if (
-        not path
-        or path[0] != "f:spec"
-        or path[:2] in (("f:spec", "f:replicas"), ("f:spec", "f:paused"))
-    ):
-        return None
-    if path[:4] == ("f:spec", "f:template", "f:metadata", "f:labels") and len(path) >= 5:
-        label = path[4][2:]
-        return ("labels" if label in OWNERSHIP_LABELS else "other", label, path[:5])
-    if path[:4] == ("f:spec", "f:template", "f:metadata", "f:annotations") and len(path) >= 5:
-        return None if path[4][2:] == RESTARTED_AT else ("other", path[4][2:], path[:5])
-    n = len(_TEMPLATE_SPEC)
-    if path[:n] == _TEMPLATE_SPEC and len(path) == n + 1 and path[n] in _CONTAINER_LISTS:
-        return None  # the list itself (an empty one left behind): its items are the news
-    if path[:n] != _TEMPLATE_SPEC or len(path) < n + 2 or path[n] not in _CONTAINER_LISTS:
-        return ("other", None, path)
-    item = path[: n + 2]
-    container = str(_key(path[n + 1]).get("name", ""))
-    if path[n] != "f:containers" or container != CONTAINER_NAME:
-        return ("container", container, item)
-    if len(path) == n + 2:
-        return None  # the main container itself: its fields say what changed (and it is
-        # never a thing to take back)
-    field = path[n + 2]
-    kind = _MAIN_FIELDS.get(field, "other")
-    if kind == "env" and field == "f:env":
-        if len(path) == n + 3:
-            return None  # the list itself, as above
-        return ("env", str(_key(path[n + 3]).get("name", "")), path[: n + 4])
-    if kind == "resources" or kind == "other":
-        return (kind, None, path)
-    return (kind, None, path[: n + 3])
-
-
 def _owned_changes(
-    ours: set[Path], others: dict[str, set[Path]], record: Document | None
+    ours: set[Path], others: dict[str, set[Path]], record: Document | None, live: Document
 ) -> list[Change]:
     """Tracked fields another manager set and Manager does not own (any more)."""
     groups: dict[tuple[str, str | None, Path], set[str]] = {}
@@ -218,7 +115,7 @@ def _owned_changes(
         for path in paths:
             if path in ours:
                 continue  # both applied the same value: no change
-            found = _classify(path)
+            found = classify(path)
             if found is None:
                 continue
             if found[0] == "other" and any(mine[: len(path)] == path for mine in ours):
@@ -229,8 +126,19 @@ def _owned_changes(
         change = _change(kind, at, ours, others, record)
         if kind == "resources":
             name = ".".join(segment[2:] for segment in at[-2:])
+            if _as_applied(name, at, live, record):
+                continue  # another writer set the same quantity (1 for 1000m): no change
         changes.append(Change(kind, change, human_path(at), name, tuple(sorted(by)), None, at))
     return changes
+
+
+def _as_applied(name: str, at: Path, main: Document, record: Document | None) -> bool:
+    """A CPU or memory quantity whose live value equals, by value, the one Manager's record
+    says it sent."""
+    sent = ((record or {}).get("resources") or {}).get(name)
+    group, _, key = name.partition(".")
+    live = ((main.get("resources") or {}).get(group) or {}).get(key)
+    return len(at) > 2 and same_quantity(live, sent)
 
 
 def _change(
@@ -249,6 +157,8 @@ def _change(
     if kind == "resources":
         keys = {(f"f:{group}", f"f:{key}") for group, key in _RESOURCE_KEYS}
         return "changed" if tuple(at[-2:]) in keys else "added"
+    if kind == "labels" and at[:2] == ("f:metadata", "f:labels"):
+        return "changed" if at[2][2:] in OWNERSHIP_LABELS else "added"
     return "changed"
 
 
@@ -323,7 +233,7 @@ def _against_record(
     a hand ``kubectl apply`` to the next server-side applier: Manager's reconfigure)."""
     changes: list[Change] = []
     base = f"spec.template.spec.containers[name={CONTAINER_NAME}]"
-    main_at = (*_TEMPLATE_SPEC, "f:containers", _item_key(CONTAINER_NAME))
+    main_at = (*TEMPLATE_SPEC, "f:containers", _item_key(CONTAINER_NAME))
     applied_env = {str(name) for name in record.get("env") or []}
     live_env = [str(e.get("name")) for e in main.get("env") or [] if isinstance(e, dict)]
     for name in sorted(applied_env - set(live_env)):
@@ -345,7 +255,7 @@ def _against_record(
             name = str((container or {}).get("name"))
             if key == "containers" and name == CONTAINER_NAME:
                 continue
-            at = (*_TEMPLATE_SPEC, f"f:{key}", _item_key(name))
+            at = (*TEMPLATE_SPEC, f"f:{key}", _item_key(name))
             path = f"spec.template.spec.{key}[name={name}]"
             changes.append(Change("container", "added", path, name, _owners(others, at), None, at))
     return changes
@@ -381,11 +291,13 @@ def drift(deployment: Document | None) -> Drift:
     if owned is None:
         return UNKNOWN_DRIFT
     ours, others = owned
-    changes = _with_values(deployment, _owned_changes(ours, others, _record(deployment)))
+    changes = _with_values(
+        deployment, _owned_changes(ours, others, _record(deployment), _main(deployment) or {})
+    )
     seen = {(c.what, c.path) for c in changes}
     changes += [c for c in _value_changes(deployment, others) if (c.what, c.path) not in seen]
     changes.sort(key=lambda c: (c.what, c.path))
-    return Drift(DRIFTED if changes else IN_SYNC, tuple(changes))
+    return Drift(DRIFTED if changes else IN_SYNC, tuple(changes), rollback_of(deployment))
 
 
 def summary(changes: tuple[Change, ...] | list[Change]) -> str:

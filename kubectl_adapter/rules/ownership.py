@@ -41,11 +41,23 @@ def check_ownership(
         )
     found_node = labels.get(NODE_ID_LABEL)
     if node_id is not None and found_node != node_id:
-        raise Conflict(
+        details: dict[str, Any] = {
+            "providerId": where,
+            "expectedNodeId": node_id,
+            "nodeId": found_node,
+        }
+        message = (
             f"deployment {where} belongs to Manager node {found_node!r}, not {node_id!r}; "
-            "refusing to touch it",
-            {"providerId": where, "expectedNodeId": node_id, "nodeId": found_node},
+            "refusing to touch it"
         )
+        step = label_restore(deployment, NODE_ID_LABEL, node_id)
+        if step is not None:
+            details["nextStep"] = step
+            message += (
+                f" (its Pod template still says node {node_id!r}: the Deployment's label was "
+                f"changed by hand; if it is this node's, restore it: {step})"
+            )
+        raise Conflict(message, details)
 
 
 def check_identity(deployment: dict[str, Any], container_id: str, node_id: str) -> None:
@@ -56,8 +68,34 @@ def check_identity(deployment: dict[str, Any], container_id: str, node_id: str) 
         (NODE_ID_LABEL, node_id, "nodeId"),
     ):
         if labels.get(label) != wanted:
-            raise InvalidInput(
+            details: dict[str, Any] = {
+                "field": field,
+                "spec": wanted,
+                "workload": labels.get(label),
+            }
+            message = (
                 f"spec {field} {wanted!r} differs from the workload's {labels.get(label)!r}; "
-                "identity cannot change on reconfigure",
-                {"field": field, "spec": wanted, "workload": labels.get(label)},
+                "identity cannot change on reconfigure"
             )
+            step = label_restore(deployment, label, wanted)
+            if step is not None:
+                details["nextStep"] = step
+                message += (
+                    f" (the Pod template still says {wanted!r}: the Deployment's label was "
+                    f"changed by hand; restore it: {step})"
+                )
+            raise InvalidInput(message, details)
+
+
+def label_restore(deployment: dict[str, Any], label: str, wanted: str) -> str | None:
+    """The ``kubectl label`` that puts an identity label back, when the Pod template still
+    carries ``wanted`` (what Manager applied: a hand ``kubectl label deployment`` changes the
+    Deployment's labels only); None otherwise (nothing says what it was)."""
+    template = ((deployment.get("spec") or {}).get("template") or {}).get("metadata") or {}
+    if (template.get("labels") or {}).get(label) != wanted:
+        return None
+    meta = deployment.get("metadata") or {}
+    return (
+        f"kubectl label deployment {meta.get('name')} {label}={wanted} "
+        f"--overwrite -n {meta.get('namespace')}"
+    )

@@ -186,7 +186,9 @@ def _unschedulable_failure(pod: dict[str, Any], name: str, now: datetime) -> Pod
     if found is None or unschedulable_grace_left(pod, now) is not None:
         return None
     condition, since = found
-    message = str(condition.get("message") or "")
+    # The scheduler's reason; its " preemption: …" sentence says only that no Pod could
+    # make room (kept in details.pods[].scheduling).
+    message = str(condition.get("message") or "").split(" preemption: ", 1)[0]
     if since is not None:
         waited = int((now - since).total_seconds())
         message = f"{message} (unschedulable for {waited}s)".lstrip()
@@ -259,6 +261,10 @@ def _container_failure(cs: dict[str, Any], name: str, init: bool) -> PodFailure 
         return None  # the back-off follows a container the kubelet lost, not a crash
     if is_failing_wait_reason(reason):
         message = str(waiting.get("message") or "")
+        if reason == "CrashLoopBackOff":
+            # "back-off 5m0s restarting failed container=main pod=NAME_NS(UID)": the rest
+            # repeats the pod and container the message names already.
+            message = message.split(" restarting failed container=", 1)[0]
         if reason == "CrashLoopBackOff" and last:
             message = (
                 f"{message}; last exit {exit_text(last)} ({last.get('reason', 'Error')})"

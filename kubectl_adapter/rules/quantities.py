@@ -99,3 +99,13 @@ def parse_memory_mb(value: str) -> int | None:
     if amount is None:
         return None
     return int(amount // MEBIBYTE)
+
+
+def same_quantity(a: object, b: object) -> bool:
+    """Two quantities with the same value (``1`` and ``1000m``, ``1Gi`` and ``1024Mi``): the
+    API server stores the canonical form, so what comes back is not what was sent, and a
+    writer that read it back (``kubectl rollout undo``) sends that form."""
+    if not isinstance(a, str) or not isinstance(b, str):
+        return False
+    x, y = _parse_quantity(a), _parse_quantity(b)
+    return x is not None and x == y

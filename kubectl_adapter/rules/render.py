@@ -87,9 +87,16 @@ def _environment() -> jinja2.Environment:
     return environment
 
 
-def applied_record(env_names: list[str], command: bool) -> str:
-    """The ``applied`` annotation: the env names and whether a command is set, never values."""
-    return json.dumps({"command": command, "env": sorted(env_names)}, separators=(",", ":"))
+def applied_record(
+    env_names: list[str], command: bool, resources: dict[str, str] | None = None
+) -> str:
+    """The ``applied`` annotation: the env names and whether a command is set (never their
+    values), and the CPU and memory quantities as sent (``limits.cpu``: ``1000m``), which
+    drift compares by value with what the API server and other writers store (``1``)."""
+    record: dict[str, object] = {"command": command, "env": sorted(env_names)}
+    if resources:
+        record["resources"] = dict(sorted(resources.items()))
+    return json.dumps(record, separators=(",", ":"))
 
 
 def render_manifest(
@@ -104,6 +111,12 @@ def render_manifest(
         raise InvalidInput(f"namespace {namespace!r} {DNS1123_RULE}", {"namespace": namespace})
     template = _environment().get_template(TEMPLATE_NAME)
     command = list(spec.entrypoint) if spec.entrypoint else None
+    resources = {
+        "limits.cpu": cpus_to_millicores(spec.cpus),
+        "limits.memory": memory_mb_to_quantity(spec.memory_mb),
+        "requests.cpu": cpu_request(spec.cpus),
+        "requests.memory": memory_request(spec.memory_mb),
+    }
     return (
         template.render(
             name=spec.hostname,
@@ -114,13 +127,13 @@ def render_manifest(
             image=spec.image,
             command=command,
             env=spec.env,
-            cpu=cpus_to_millicores(spec.cpus),
-            memory=memory_mb_to_quantity(spec.memory_mb),
-            cpu_request=cpu_request(spec.cpus),
-            memory_request=memory_request(spec.memory_mb),
+            cpu=resources["limits.cpu"],
+            memory=resources["limits.memory"],
+            cpu_request=resources["requests.cpu"],
+            memory_request=resources["requests.memory"],
             precondition=precondition,
             applied_annotation=APPLIED_ANNOTATION,
-            applied=applied_record(list(spec.env), command is not None),
+            applied=applied_record(list(spec.env), command is not None, resources),
         ).rstrip("\n")
         + "\n"
     )

@@ -53,7 +53,7 @@ def test_a_failing_workload_shows_the_container_reason_last_exit_and_events() ->
     assert "      Restarts:   3" in lines
     assert "      Last exit:  1 (Error), 3s ago" in lines
     assert "  Available   False    MinimumReplicasUnavailable   " in text
-    events = lines[lines.index("Events (Warning, newest last):") + 1 :]
+    events = lines[lines.index("Events (newest last):") + 1 :]
     assert events[0].split() == ["Type", "Reason", "Age", "From", "Object", "Message"]
     assert events[2].split()[:6] == ["Warning", "BackOff", "2s", "(x3", "over", "3m)"]
     assert "Failing:" in lines and any("CrashLoopBackOff" in line for line in lines)

@@ -212,13 +212,15 @@ LATE = [
     "kubectl_adapter.contract.output_models",
 ]
 # The modules each loads by its first kubectl call (measured 2026-12-01, Python 3.11: 139 for
-# list, 145-153 for the others, 198 for create with jinja2), with room for a few more.
+# list, 145-153 for the others, 198 for create with jinja2), with room for a few more. A
+# write's kubectl brings ctypes (5 modules, about 4 ms, once) for its parent-death signal
+# (kubectl/lifetime.py): start and stop measured 163 on 2026-12-02.
 COMMANDS = {
     "list": (["list"], 150),
     "status": (["status", "default/web-1"], 160),
     "describe": (["describe", "default/web-1"], 160),
-    "start": (["start", "default/web-1"], 160),
-    "stop": (["stop", "default/web-1"], 160),
+    "start": (["start", "default/web-1"], 170),
+    "stop": (["stop", "default/web-1"], 170),
     "delete": (["delete", "default/web-1"], 160),
     "reconfigure": (["reconfigure", "default/web-1", "--spec", str(EXAMPLE)], 165),
     # create renders its manifest (jinja2, which brings inspect) before its first call.
@@ -280,6 +282,8 @@ print(json.dumps({"modules": sorted(sys.modules)}))
 DESCRIBE_OWN = {
     "kubectl_adapter.operations.describing",
     "kubectl_adapter.rules.description",
+    "kubectl_adapter.rules.template_description",
+    "kubectl_adapter.contract.description_models",
     "kubectl_adapter.cli.describe_text",
     "kubectl_adapter.cli.tables",
 }

@@ -107,3 +107,37 @@ def test_describe_runs_two_kubectl_commands(cluster: Cluster) -> None:
     missing = cluster.adapter("-v", "describe", f"{cluster.namespace}/{name}-gone")
     assert ok(missing)["snapshot"]["status"] == "missing"
     assert all("events" not in line for line in command_lines(missing.stderr))
+
+
+def test_describe_shows_what_kubectl_describe_deployment_does_in_two_calls(
+    cluster: Cluster,
+) -> None:
+    """Issue 32: env, command, requests, labels, selector, the revision history and Normal
+    events, as ``kubectl describe deployment`` shows them; still two kubectl calls."""
+    name, cid = cluster.workload("desc-full")
+    first = spec(name, cid, entrypoint="nginx -g 'daemon off;'")
+    pid = ok(cluster.adapter("create", "--spec", "-", stdin=first))["providerId"]
+    ok(cluster.adapter("reconfigure", pid, "--spec", "-", stdin=first | {"image": "nginx:1.27"}))
+    text = on_terminal(cluster, "describe", pid).out
+    for line in (
+        f"Labels:        org.mieweb.opensource-server.container-id={cid}",
+        "Selector:      org.mieweb.opensource-server.container-id="
+        f"{cid},org.mieweb.opensource-server.managed=true",
+        "Pod Template:",
+        "    Image:        nginx:1.27",
+        "    Command:      nginx",
+        "                  daemon off;",
+        "    Limits:       cpu: 100m",
+        "    Requests:     cpu: 25m",
+        "    Environment:  KEY:  value",
+        "Revisions (newest first):",
+    ):
+        assert f"\n{line}\n" in text, (line, text)
+    assert re.search(rf"^  2 +{name}-\S+ \(current\) +1/1 +nginx:1\.27$", text, re.M), text
+    assert re.search(rf"^  1 +{name}-\S+ +0/0 +nginx:latest$", text, re.M), text
+    assert re.search(r"^  Normal +ScalingReplicaSet ", text, re.M), text
+    logged = cluster.adapter("-v", "describe", pid)
+    assert [subcommand(line)[:2] for line in command_lines(logged.stderr)] == [
+        ["get", "deployments,replicasets,pods"],
+        ["get", "events"],
+    ]

@@ -316,6 +316,63 @@ def test_altered_ownership_label_is_reported_and_reconfigure_refuses_until_resto
     assert change["reconfigure"] == "refuses"  # as the reconfigure below does
     refused = cluster.adapter("reconfigure", pid, "--spec", "-", stdin=wanted)
     assert refused.error_type == "InvalidInput", refused.doc
-    _kubectl(cluster, "label", "deployment", name, f"{NODE_ID}=7", "--overwrite")
+    # Issue 32: the refusal says how to restore it; that command, pasted, does.
+    step = refused.doc["error"]["details"]["nextStep"]
+    assert step == (
+        f"kubectl label deployment {name} {NODE_ID}=7 --overwrite -n {cluster.namespace}"
+    ), refused.doc
+    assert step in refused.doc["error"]["message"]
+    words = step.split()
+    assert words[:1] == ["kubectl"] and words[-2:] == ["-n", cluster.namespace]
+    _kubectl(cluster, *words[1:-2])
     after = ok(cluster.adapter("reconfigure", pid, "--spec", "-", stdin=wanted))
     assert after["drift"]["state"] == "in-sync", after["drift"]
+
+
+def test_a_label_added_by_hand_is_reported_and_reconfigure_keeps_it(cluster: Cluster) -> None:
+    """Issue 32: ``kubectl label deployment NAME team=ops`` was neither reported nor removed."""
+    name, container_id = cluster.workload("drift-team")
+    wanted = manager_spec(name, container_id)
+    pid = ok(cluster.adapter("create", "--spec", "-", stdin=wanted))["providerId"]
+    _kubectl(cluster, "label", "deployment", name, "team=ops")
+    drift = ok(cluster.adapter("status", pid))["drift"]
+    change = _found(drift, ("labels", "added", "team"))
+    assert (change["by"], change["value"], change["reconfigure"]) == (
+        ["kubectl-label"],
+        "ops",
+        "keeps",
+    )
+    after = ok(cluster.adapter("reconfigure", pid, "--spec", "-", stdin=wanted))
+    assert _found(after["drift"], ("labels", "added", "team"))["reconfigure"] == "keeps"
+    assert (cluster.deployment(name) or {})["metadata"]["labels"]["team"] == "ops"
+
+
+def test_a_rollback_is_named_as_one_and_its_quantities_are_no_drift(cluster: Cluster) -> None:
+    """Issue 32: after ``reconfigure --rollback-on-failure`` rolled back, describe said
+    limits.cpu and limits.memory "changed by kubectl" (live 1/1Gi, applied 1000m/1024Mi) and
+    advised the reconfigure that re-applies the failed spec."""
+    from tests.e2e.terminal import on_terminal
+
+    name, container_id = cluster.workload("drift-undo")
+    wanted = manager_spec(name, container_id) | {"cpus": 1, "memoryMb": 1024}
+    pid = ok(cluster.adapter("create", "--spec", "-", stdin=wanted))["providerId"]
+    crashing = wanted | {"env": {"KEY": "crash"}, "entrypoint": "sh -c 'exit 1'"}
+    failed = cluster.adapter(
+        "reconfigure", pid, "--spec", "-", "--rollback-on-failure", stdin=crashing
+    )
+    assert failed.error_type in ("RolloutFailed", "Timeout"), failed.doc
+    rollback = failed.doc["error"]["details"]["rollback"]
+    assert rollback["succeeded"] is True and rollback["marked"] is True, rollback
+    described = ok(cluster.adapter("describe", pid))
+    changes = described["snapshot"]["drift"]["changes"]
+    assert not [c for c in changes if c["what"] == "resources"], changes
+    assert changes, described  # the rollback's own: the template and record of revision 1
+    assert described["rollback"]["by"] == "--rollback-on-failure", described["rollback"]
+    assert described["rollback"]["failedRevision"] == "2", described["rollback"]
+    assert described["snapshot"]["drift"]["summary"].startswith(
+        "rolled back by --rollback-on-failure at "
+    )
+    text = on_terminal(cluster, "describe", pid).out
+    assert "  rolled back by --rollback-on-failure at " in text, text
+    assert "re-applies the spec that failed (revision 2): fix it first" in text, text
+    assert "reconfigure takes it back" not in text, text

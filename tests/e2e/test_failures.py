@@ -339,6 +339,14 @@ def test_bad_image_fails_fast_naming_image_pull_backoff(
         assert error["type"] == "RolloutFailed"  # seen in the pods, not waited out
     pods = error["details"]["pods"]
     assert pods and pods[0]["containers"][0]["state"] == "waiting"
+    # Issue 32: the headline names the image and the kubelet's message, once; what to type next
+    headline = error["message"].split(" | ")[0]
+    assert BAD_IMAGE in headline and "not found" in headline, headline
+    if cluster.fake is not None:
+        assert error["message"].count("failed to resolve reference") == 1, error["message"]
+    assert error["details"]["nextStep"] == (
+        f"kubectl describe pod {pods[0]['name']} -n {cluster.namespace}"
+    )
     # Left in place so that status can say why.
     assert cluster.deployment(s.name) is not None
     status = ok(s.results["status"])
@@ -376,6 +384,15 @@ def test_crashing_reconfigure_is_reported_and_the_old_pod_keeps_serving(
     assert CRASHED.search(error["message"]), error["message"]
     assert result.seconds < detection_bound(cluster), result.seconds
     assert "rollback" not in error["details"]
+    # Issue 32: said once, then what to type. The old Pod still serves, so ``kubectl logs
+    # deployment/…`` would show its logs: the crashing Pod is named.
+    assert len(CRASHED.findall(error["message"])) == 1, error["message"]
+    step = error["details"]["nextStep"]
+    assert re.fullmatch(
+        rf"kubectl logs {s.name}-[a-z0-9]+-[a-z0-9]+ -c main( --previous)? -n {cluster.namespace}",
+        step,
+    ), step
+    assert error["message"].endswith(f" | next step: {step}")
     # No rollback asked for: the failing template stays, the previous pod keeps serving.
     d = cluster.deployment(s.name)
     assert d is not None
@@ -532,3 +549,28 @@ def test_black_hole_every_command_returns_within_its_bound(
 
     fake.black_hole(False)
     assert isinstance(ok(cluster.adapter("list"))["items"], list)
+
+
+def test_a_crashing_create_says_it_once_and_which_logs_to_read(cluster: Cluster) -> None:
+    """Issue 32: one ~600-character line repeated "exited with code 1" and the BackOff event;
+    now one headline, the context once, and ``kubectl logs deployment/NAME -c main
+    --previous -n NS`` (the crashing Pod is the workload's only one)."""
+    name, cid = cluster.workload("crash-create")
+    result = cluster.adapter(
+        "create",
+        "--spec",
+        "-",
+        stdin=spec(name, cid, env={"KEY": "crash"}, entrypoint=CRASH),
+        flags=ROLLOUT_FLAGS,
+    )
+    error = failed(result, "RolloutFailed", "Timeout")
+    message = error["message"]
+    headline, context, step = message.split(" | ")
+    assert headline.startswith(f"rollout of {cluster.namespace}/{name} cannot succeed: pod {name}-")
+    assert CRASHED.search(headline), message
+    assert not CRASHED.search(context) and "Back-off" not in context, message
+    logs = f"kubectl logs deployment/{name} -c main"
+    assert step in (f"next step: {logs} -n {cluster.namespace}",
+                    f"next step: {logs} --previous -n {cluster.namespace}"), message  # fmt: skip
+    assert error["details"]["nextStep"] == step.removeprefix("next step: ")
+    assert len(message.replace(name, "N")) < 320, message  # was ~600 with a 5-letter name

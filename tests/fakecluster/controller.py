@@ -444,6 +444,7 @@ class Controller:
                     "namespace": ns,
                     "labels": dict(rs_tmpl["metadata"]["labels"]),
                     "annotations": {
+                        **_copied_annotations(d),
                         "deployment.kubernetes.io/desired-replicas": str(desired),
                         "deployment.kubernetes.io/max-replicas": str(
                             desired
@@ -488,7 +489,8 @@ class Controller:
             )
         elif new_rs is not None and (_revision(new_rs) < max_rev or not _revision(new_rs)):
             new_rs = copy.deepcopy(new_rs)
-            new_rs["metadata"].setdefault("annotations", {})[REVISION] = str(max_rev + 1)
+            new_rs["metadata"].setdefault("annotations", {}).update(_copied_annotations(d))
+            new_rs["metadata"]["annotations"][REVISION] = str(max_rev + 1)
             new_rs = self.store.replace("replicasets", new_rs, manager=CM)
             progress_reason = "FoundNewReplicaSet"
             progress_msg = f'Found new replica set "{new_rs["metadata"]["name"]}"'
@@ -786,3 +788,23 @@ def _min(a: float | None, b: float | None) -> float | None:
     if b is None:
         return a
     return min(a, b)
+
+
+# The deployment controller copies the Deployment's annotations to its new ReplicaSet, but
+# these (pkg/controller/deployment/util: annotationsToSkip); ``kubectl rollout undo`` copies
+# the ReplicaSet's back, so a rollback restores the annotations of the revision it returns to.
+_NOT_COPIED = frozenset(
+    {
+        "kubectl.kubernetes.io/last-applied-configuration",
+        REVISION,
+        "deployment.kubernetes.io/revision-history",
+        "deployment.kubernetes.io/desired-replicas",
+        "deployment.kubernetes.io/max-replicas",
+        "deprecated.deployment.rollback.to",
+    }
+)
+
+
+def _copied_annotations(deployment: dict[str, Any]) -> dict[str, str]:
+    annotations = deployment["metadata"].get("annotations") or {}
+    return {k: v for k, v in annotations.items() if k not in _NOT_COPIED}

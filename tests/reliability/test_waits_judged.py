@@ -9,6 +9,7 @@ fake's store and request hooks say when things happened.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import threading
 import time
@@ -479,3 +480,63 @@ def test_a_paused_deployment_with_a_new_template_reports_what_its_pod_runs(
     (item,) = [d for d in listed.doc["items"] if d["name"] == name]
     assert (item["image"], item["message"]) == (status.doc["image"], status.doc["message"])
     assert "paused" in [c["what"] for c in status.doc["drift"]["changes"]], status.doc["drift"]
+
+
+# -- 6. what a wait that runs out says (issue 32) ----------------------------------------------
+
+
+def test_a_slow_stop_shows_its_terminating_pod_while_waiting_and_in_the_timeout(
+    env: tuple[Cluster, FakeCluster],
+) -> None:
+    """The progress line read ``0 live, 0 updated, 0 of 0 available`` and the Timeout
+    ``still present … Running``: now both show the Pod terminating, since when, in which
+    grace period, and the Timeout says the scale to 0 is done."""
+    from tests.e2e.terminal import on_terminal
+
+    cluster, fake = env
+    name, _ = _running(cluster, "slowshow", image="nginx:slowshow")
+    fake.set_stop_delay("nginx:slowshow", 60.0)
+    try:
+        seen = on_terminal(cluster, "stop", f"{NS}/{name}", "--timeout", "5")
+    finally:
+        fake.set_stop_delay("nginx:slowshow", None)
+    assert seen.code == 7, seen
+    frames = seen.err.replace("\x1b[K", "").split("\r")
+    assert any(
+        re.search(rf"pod {name}-\S+ terminating since \d\d:\d\d:\d\dZ \(grace period 30s\)", f)
+        for f in frames
+    ), seen.err[-2000:]
+    error = json.loads(seen.out)["error"]
+    headline = error["message"].split(" | ")[0]
+    assert headline.startswith(
+        f"pods of {NS}/{name} still present after 5s: scaled to 0 (the controller has "
+        f"observed it); 1 Pod left: pod {name}-"
+    ), headline
+    assert re.search(
+        r"terminating for \d+s of its 30s grace period \(deletion requested ", headline
+    )
+    assert re.fullmatch(
+        rf"kubectl wait --for=delete pod/{name}-\S+ -n {NS} --timeout=\d+s",
+        error["details"]["nextStep"],
+    ), error["details"]
+
+
+def test_a_timeout_while_an_init_container_runs_names_it_in_the_headline(
+    env: tuple[Cluster, FakeCluster],
+) -> None:
+    """A Timeout said only ``Pending``; the init container holding the Pod is named."""
+    cluster, fake = env
+    name, _ = _running(cluster, "initslow")
+    assert cluster.adapter("stop", f"{NS}/{name}").code == 0
+    image = f"busybox:{unique('init-slow')}"
+    fake.set_image_behaviour(image, "never_ready")  # an init container that never exits
+    init = {"spec": {"template": {"spec": {"initContainers": [{"name": "setup", "image": image}]}}}}
+    _kubectl(fake, "patch", "deployment", name, "--type=strategic", "-p", json.dumps(init))
+    result = cluster.adapter("start", f"{NS}/{name}", flags=["--timeout", "4"])
+    assert (result.code, result.error_type) == (7, "Timeout"), _why(result)
+    headline = result.doc["error"]["message"].split(" | ")[0]
+    assert re.fullmatch(
+        rf"rollout not complete after 4s: pod {name}-\S+: Pending, init container setup "
+        r"running \(started \d+s ago\)",
+        headline,
+    ), headline

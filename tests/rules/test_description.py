@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from kubectl_adapter.contract.models import Description
+from kubectl_adapter.contract.description_models import Description
 from kubectl_adapter.rules.description import description_document, event_summary
 from tests.k8s_objects import condition, deployment, event, pod, replicaset
 
@@ -54,7 +54,11 @@ def test_a_crash_loop_shows_the_reason_the_restarts_and_the_last_exit() -> None:
         "lastExit": {"exitCode": 1, "reason": "Error", "message": None, "finishedAt": None},
     }
     assert any("CrashLoopBackOff" in line and "restarts: 3" in line for line in doc["failing"])
-    assert [(e["reason"], e["object"]) for e in doc["events"]] == [("BackOff", f"Pod/{name}")]
+    # Normal events too, as kubectl describe lists them (issue 32); only the workload's
+    assert sorted((e["type"], e["reason"], e["object"]) for e in doc["events"]) == [
+        ("Normal", "Pulled", f"Pod/{name}"),
+        ("Warning", "BackOff", f"Pod/{name}"),
+    ]
     assert doc["conditions"][0]["reason"] == "MinimumReplicasUnavailable"
     assert Description.model_validate(doc).to_json() == doc
 

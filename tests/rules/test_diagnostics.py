@@ -47,9 +47,13 @@ def test_explain_names_everything_an_operator_needs() -> None:
     message, details = explain(dep, [rs], [failing], events)
     assert "Progressing=False ProgressDeadlineExceeded" in message
     assert "pod web-1-5d8f7c9b6d-abcde container main: ImagePullBackOff" in message
-    assert (
-        'event Failed on Pod/web-1-5d8f7c9b6d-abcde: Failed to pull image "nginx:nope"' in message
+    # The kubelet's words on the pull lead, once; the event that carried them is not repeated.
+    assert message.startswith(
+        "pod web-1-5d8f7c9b6d-abcde container main: ImagePullBackOff: Back-off pulling image "
+        '"nginx:nope"; kubelet: Failed to pull image "nginx:nope": not found | '
     )
+    assert message.count("Failed to pull image") == 1
+    assert message.endswith(" | next step: kubectl describe pod web-1-5d8f7c9b6d-abcde -n testns")
     assert "not ours" not in message
     assert details["newReplicaSet"] == "web-1-5d8f7c9b6d"
     (pod_summary,) = details["pods"]
@@ -85,6 +89,97 @@ def test_explain_says_paused_replica_failure_and_the_unschedulable_grace() -> No
         dep, [rs], [stuck], [], now=datetime(2026, 11, 30, 1, 0, 0, tzinfo=UTC)
     )
     assert "rollout paused (spec.paused)" in message
-    assert "ReplicaFailure=True FailedCreate: exceeded quota: pods" in message
+    # The headline, once (not again among the conditions)
+    assert message.startswith("ReplicaFailure FailedCreate: exceeded quota: pods | ")
+    assert message.count("exceeded quota") == 1
+    assert message.endswith("next step: kubectl describe replicaset web-1-5d8f7c9b6d -n testns")
     assert "unschedulable, failed in 10s unless scheduled: 0/1 nodes" in message
     assert details["pods"][0]["scheduling"]["reason"] == "Unschedulable"
+
+
+NOW = datetime(2026, 11, 30, 1, 0, 0, tzinfo=UTC)
+
+
+def test_a_crash_is_said_once_with_the_logs_to_read_next() -> None:
+    """Issue 32: the crash was in the headline, in the context and in the BackOff event."""
+    dep = deployment(available=None, conditions=[])
+    rs = replicaset(dep)
+    crashing = pod(
+        rs,
+        ready=False,
+        waiting=(
+            "CrashLoopBackOff",
+            "back-off 40s restarting failed container=main "
+            "pod=web-1-5d8f7c9b6d-abcde_testns(6c1f0d6e-3f55-4bd7-9d59-4b1b0b7b6d11)",
+        ),
+        last_terminated=("Error", 1),
+        restarts=3,
+    )
+    backoff = event(
+        "Pod",
+        crashing["metadata"]["name"],
+        "BackOff",
+        "Back-off restarting failed container main in pod web-1-5d8f7c9b6d-abcde_testns(6c1f)",
+    )
+    message, details = explain(dep, [rs], [crashing], [backoff], now=NOW)
+    headline, context, step = message.split(" | ")
+    assert headline == (
+        "pod web-1-5d8f7c9b6d-abcde container main: CrashLoopBackOff: back-off 40s; "
+        "last exit code 1 (Error) (restarts: 3)"
+    )
+    assert "CrashLoopBackOff" not in context and "Back-off" not in context, context
+    assert step == "next step: kubectl logs deployment/web-1 -c main --previous -n testns"
+    assert details["nextStep"] == "kubectl logs deployment/web-1 -c main --previous -n testns"
+    assert len(message) < 300, message
+
+
+def test_a_crash_beside_a_serving_pod_names_the_crashing_pod_for_its_logs() -> None:
+    """``kubectl logs deployment/NAME`` picks a ready Pod first: the old one, still serving."""
+    dep = deployment(available=1, conditions=[])
+    old_rs = replicaset(dep, "7f9d6c5b4a", revision=1)
+    new_rs = replicaset(dep, revision=2)
+    serving = pod(old_rs, "serve")
+    crashing = pod(new_rs, ready=False, terminated=("Error", 1))
+    _, details = explain(dep, [old_rs, new_rs], [serving, crashing], [], now=NOW)
+    assert details["nextStep"] == (f"kubectl logs {crashing['metadata']['name']} -c main -n testns")
+
+
+def test_an_unschedulable_pod_says_the_schedulers_reason_without_preemption() -> None:
+    dep = deployment(available=None, conditions=[])
+    rs = replicaset(dep)
+    stuck = pod(
+        rs,
+        ready=False,
+        ip=None,
+        phase="Pending",
+        unschedulable="0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are "
+        "available: 1 No preemption victims found for incoming pod.",
+    )
+    stuck["status"]["conditions"][0]["lastTransitionTime"] = "2026-11-30T00:59:00Z"
+    message, details = explain(dep, [rs], [stuck], [], now=NOW)
+    assert message.startswith(
+        "pod web-1-5d8f7c9b6d-abcde: Unschedulable: 0/1 nodes are available: 1 Insufficient "
+        "cpu. (unschedulable for 60s) | "
+    ), message
+    assert "preemption" not in message
+    assert details["nextStep"] == "kubectl describe pod web-1-5d8f7c9b6d-abcde -n testns"
+
+
+def test_a_timeout_leads_with_the_init_container_that_holds_the_pod() -> None:
+    """Issue 32: a Timeout while an init container ran said only ``Pending``."""
+    dep = deployment(available=None, conditions=[])
+    rs = replicaset(dep)
+    held = pod(rs, ready=False, ip=None, phase="Pending")
+    held["spec"] = {"initContainers": [{"name": "setup", "image": "busybox"}]}
+    held["status"]["initContainerStatuses"] = [
+        {
+            "name": "setup",
+            "ready": False,
+            "restartCount": 0,
+            "state": {"running": {"startedAt": "2026-11-30T00:59:35Z"}},
+        }
+    ]
+    message, _ = explain(dep, [rs], [held], [], now=NOW)
+    assert message.startswith(
+        "pod web-1-5d8f7c9b6d-abcde: Pending, init container setup running (started 25s ago) | "
+    ), message

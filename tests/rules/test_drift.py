@@ -747,3 +747,73 @@ def test_a_change_no_patch_can_name_is_kept_and_left_out_of_the_patch() -> None:
     (change,) = drift(dep).document()["changes"]
     assert (change["what"], change["reconfigure"]) == ("other", "keeps")
     assert restore_patch(dep, drift(dep)) is None
+
+
+# -- issue 32: drift that is not drift, and drift nobody reported -------------------------------
+
+
+def _limits_rewritten(cpu: str, memory: str) -> dict[str, Any]:
+    """``kubectl rollout undo`` writes the template back as kubectl read it: quantities in
+    the API server's canonical form, owned by kubectl from then on."""
+    cpu_at = main_path("f:resources", "f:limits", "f:cpu")
+    memory_at = main_path("f:resources", "f:limits", "f:memory")
+    dep = workload(entry("kubectl", "Update", cpu_at, memory_at))
+    dep = without(without(dep, OURS, cpu_at), OURS, memory_at)
+    record = json.loads(dep["metadata"]["annotations"][APPLIED])
+    record["resources"] = {
+        "limits.cpu": "1000m",
+        "limits.memory": "1024Mi",
+        "requests.cpu": "250m",
+        "requests.memory": "256Mi",
+    }
+    dep["metadata"]["annotations"][APPLIED] = json.dumps(record, separators=(",", ":"))
+    main(dep)["resources"]["limits"] = {"cpu": cpu, "memory": memory}
+    return dep
+
+
+def test_quantities_equal_by_value_to_what_manager_applied_are_no_change() -> None:
+    """Live 1/1Gi against applied 1000m/1024Mi: the same quantities, no drift."""
+    assert drift(_limits_rewritten("1", "1Gi")).state == "in-sync"
+    changed = drift(_limits_rewritten("2", "1Gi"))
+    assert [(c.what, c.name) for c in changed.changes] == [("resources", "limits.cpu")]
+
+
+def test_a_label_added_to_the_deployment_by_hand_is_reported_and_kept() -> None:
+    path = ("f:metadata", "f:labels", "f:team")
+    dep = workload(entry("kubectl-label", "Update", path))
+    dep["metadata"]["labels"]["team"] = "ops"
+    (change,) = drift(dep).changes
+    assert change.document() | {"by": None} == {
+        "what": "labels",
+        "change": "added",
+        "path": "metadata.labels.team",
+        "name": "team",
+        "by": None,
+        "value": "ops",
+        "reconfigure": "keeps",
+    }
+    assert change.by == ("kubectl-label",)
+
+
+def test_a_rollback_by_the_adapter_is_named_in_the_summary_while_it_is_current() -> None:
+    dep = command_added()
+    mark = json.dumps(
+        {"at": "2026-11-30T00:05:00Z", "by": "--rollback-on-failure"}
+        | {"failedRevision": "2", "revision": "1"}
+    )
+    dep["metadata"]["annotations"]["org.mieweb.opensource-server.rolled-back"] = mark
+    found = drift(dep)
+    assert found.rollback == {
+        "by": "--rollback-on-failure",
+        "failedRevision": "2",
+        "revision": "1",
+        "at": "2026-11-30T00:05:00Z",
+    }
+    assert found.document()["summary"].startswith(
+        "rolled back by --rollback-on-failure at 2026-11-30T00:05:00Z: revision 2 (the spec "
+        "Manager last applied) failed; revision 1 runs the template before it; command added"
+    )
+    # A later rollout (revision 3) makes the mark stale: no rollback is claimed any more
+    dep["metadata"]["annotations"]["deployment.kubernetes.io/revision"] = "3"
+    assert drift(dep).rollback is None
+    assert not drift(dep).document()["summary"].startswith("rolled back")

@@ -256,10 +256,21 @@ def expected_document(data: dict[str, Any], namespace: str) -> dict[str, Any]:
             "name": data["hostname"],
             "namespace": namespace,
             "labels": labels,
-            # What drift detection compares removals with: names and a flag, never values.
+            # What drift detection compares with: names and a flag, never env values or the
+            # command; the CPU and memory quantities as sent (compared by value).
             "annotations": {
                 APPLIED: json.dumps(
-                    {"command": bool(command), "env": sorted(env)}, separators=(",", ":")
+                    {
+                        "command": bool(command),
+                        "env": sorted(env),
+                        "resources": {
+                            "limits.cpu": resources["cpu"],
+                            "limits.memory": resources["memory"],
+                            "requests.cpu": requests["cpu"],
+                            "requests.memory": requests["memory"],
+                        },
+                    },
+                    separators=(",", ":"),
                 )
             },
         },
