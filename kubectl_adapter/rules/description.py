@@ -12,7 +12,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .pods import describe_failure, is_ready, is_terminating, pod_failures, pod_node
+from .pod_failures import describe_failure, pod_failures
+from .pods import is_ready, is_terminating, pod_node
 from .selection import select_owned
 from .snapshots import snapshot_document
 from .status import replica_failure

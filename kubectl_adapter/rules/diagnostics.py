@@ -10,7 +10,8 @@ from datetime import datetime
 from typing import Any
 
 from . import clock
-from .pods import describe_failure, pod_failures, pod_notes
+from .pod_failures import describe_failure, pod_failures
+from .pods import pod_notes
 from .selection import select_owned
 from .status import desired_replicas, replica_failure
 

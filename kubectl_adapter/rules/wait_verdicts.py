@@ -15,14 +15,8 @@ from typing import Any, NamedTuple
 
 from ..contract.errors import NotFound
 from ..contract.naming import ProviderId
-from .pods import (
-    describe_failure,
-    is_live,
-    is_terminal,
-    is_terminating,
-    pod_failures,
-    unschedulable_grace_left,
-)
+from .pod_failures import describe_failure, pod_failures
+from .pods import is_live, is_terminal, is_terminating, unschedulable_grace_left
 from .races import rollout_event, stop_event
 from .status import replica_failure
 
