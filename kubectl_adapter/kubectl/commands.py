@@ -68,6 +68,17 @@ def owned(selector: str) -> list[str]:
     return ["get", "replicasets,pods", "-l", selector, "-o", "json", ANSWERS]
 
 
+def replicasets(selector: str) -> list[str]:
+    """A workload's ReplicaSets: a wait learns from them which Pods the Deployment owns."""
+    return ["get", "replicasets", "-l", selector, "-o", "json"]
+
+
+def access_reviews() -> list[str]:
+    """SelfSubjectAccessReviews, one per permission, as a List on stdin (``check``, and a
+    write's check of its wait's permissions): one process whatever their number."""
+    return ["create", "-f", "-", "-o", "json"]
+
+
 def workload(selector: str) -> list[str]:
     """The Deployment with its ReplicaSets and Pods."""
     return [

@@ -5,17 +5,20 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ..contract.errors import AdapterError, NotFound, Timeout
+from ..contract.errors import AdapterError, Forbidden, NotFound, Timeout
 from ..contract.models import DeleteResult, DryRunPlan, Snapshot
 from ..contract.naming import deployment_selector, owner_labels, parse_provider_id
 from ..kubectl import commands, progress
 from ..kubectl.runner import process_bound
 from ..rules.ownership import check_ownership
 from ..rules.races import not_deleted, rollout_event, stop_event, uid_of
+from ..rules.selection import select_owned
 from ..rules.snapshots import build_snapshot
 from ..rules.status import desired_replicas
-from ..rules.wait_verdicts import Seen, Verdict, stop_verdict
+from ..rules.wait_verdicts import Seen, Verdict, holds_stop, stop_verdict
 from . import plans
+from .pod_owners import pod_names
+from .preflight import after_write, check_wait_permissions
 from .waits import wait_budget, watch_workload
 from .workload import Workloads
 
@@ -37,6 +40,7 @@ def start(
         )
         return plans.build(
             node.runner,
+            plans.wait_permissions_step(pid.namespace),
             (commands.patch_replicas(pid.name, 1, owner), ""),
             *(
                 []
@@ -45,6 +49,7 @@ def start(
             ),
             namespace=pid.namespace,
         )
+    check_wait_permissions(node.runner, pid, "start")
     patched = node.set_replicas(pid, 1, container_id)
     return node.until_running(pid, deployment_selector(patched), uid_of(patched), "start", patched)
 
@@ -63,38 +68,62 @@ def stop(
         done = desired_replicas(deployment) == 0 and _quietly(
             lambda: stop_event(pid, "ADDED", deployment, None)
         )
+        # Already stopped: one read says whether a Pod of an earlier stop is still left.
+        leftover = plans.Step(
+            commands.owned(selector), "already stopped: are Pods of an earlier stop left?"
+        )
         return plans.build(
             node.runner,
+            plans.wait_permissions_step(pid.namespace),
             (commands.patch_replicas(pid.name, 0, owner), ""),
-            *([] if done else [plans.watch_step(pid.name, selector, gone)]),
+            *([leftover] if done else []),
+            plans.watch_step(pid.name, selector, gone, "if a Pod is left" if done else ""),
             namespace=pid.namespace,
         )
+    check_wait_permissions(node.runner, pid, "stop")
     patched = node.set_replicas(pid, 0, container_id)
     uid = uid_of(patched)
-    if stop_event(pid, "ADDED", patched, uid):
-        # Already stopped before this patch (it changed nothing, so the controller has
-        # observed 0): a Pod of an earlier stop still in its grace is that stop's to await.
-        return build_snapshot(patched, [], [])
     selector = deployment_selector(patched)
+    owners = node.pod_owners(pid.namespace, selector)
+    if stop_event(pid, "ADDED", patched, uid):
+        # Already stopped before this patch (a stop run again after a Timeout): its Pods may
+        # still run their containers through their grace period. One read says; a Pod left
+        # is awaited as any stop awaits it, its ReplicaSets already known.
+        replicasets, pods = node.read_owned(pid.namespace, selector)
+        owned = select_owned(patched, replicasets, pods).pods
+        if not [pod for pod in owned if holds_stop(pod)]:
+            return build_snapshot(patched, [], [])
+        owners.learn(patched, replicasets)
+
+    def verdict(seen: Seen, now: datetime) -> Verdict:
+        return stop_verdict(pid, seen, uid)
 
     def judge(seen: Seen, now: datetime) -> Verdict:
-        return stop_verdict(pid, seen, uid)
+        return owners.judge(verdict, seen, now)
 
     def on_timeout() -> AdapterError:
         message, details = node.explainer(pid.namespace, pid.name, selector)()
+        holding = pod_names([pod for pod in owners.holding if holds_stop(pod)])
+        if holding:
+            details["holding"] = holding
+            message = f"held by pod {', '.join(holding)}: {message}"
         return Timeout(f"pods of {pid} still present: {message}", details)
 
-    final = watch_workload(
-        node.runner,
-        pid,
-        commands.wait_watches(pid.name, selector),
-        wait_budget(node.config.timeout, node.config.started),
-        judge,
-        lambda suspect: None,  # stop suspects no failure
-        on_timeout,
-        awaited=f"the Pods of {pid} to go",
-        by_hand=commands.pods_gone(selector, node.config.timeout),
-    )
+    try:
+        final = watch_workload(
+            node.runner,
+            pid,
+            commands.wait_watches(pid.name, selector),
+            wait_budget(node.config.timeout, node.config.started),
+            judge,
+            lambda suspect: None,  # stop suspects no failure
+            on_timeout,
+            awaited=f"the Pods of {pid} to go",
+            by_hand=commands.pods_gone(selector, node.config.timeout),
+        )
+    except Forbidden as exc:
+        left = f"deployment {pid} has spec.replicas 0, its Pods' end not awaited"
+        raise after_write(exc, pid, "stop", left) from exc
     assert final is not None  # stop_verdict raises NotFound on a deletion
     return build_snapshot(final, [], [])
 

@@ -94,5 +94,10 @@ def stop_verdict(pid: ProviderId, seen: Seen, uid: str | None) -> Verdict:
         return NOT_YET
     if not stop_event(pid, "MODIFIED", deployment, uid):
         return NOT_YET
-    left = [pod for pod in seen.pods if is_terminating(pod) or not is_terminal(pod)]
+    left = [pod for pod in seen.pods if holds_stop(pod)]
     return DONE if seen.pods_listed and not left else NOT_YET
+
+
+def holds_stop(pod: Document) -> bool:
+    """A Pod stop waits for: one running its containers, or being deleted."""
+    return is_terminating(pod) or not is_terminal(pod)
