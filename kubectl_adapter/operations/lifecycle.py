@@ -12,7 +12,6 @@ from ..kubectl import commands, progress
 from ..kubectl.runner import process_bound
 from ..rules.ownership import check_ownership
 from ..rules.races import not_deleted, rollout_event, stop_event, uid_of
-from ..rules.selection import select_owned
 from ..rules.snapshots import build_snapshot
 from ..rules.status import desired_replicas
 from ..rules.wait_verdicts import Seen, Verdict, holds_stop, stop_verdict
@@ -90,10 +89,9 @@ def stop(
         # still run their containers through their grace period. One read says; a Pod left
         # is awaited as any stop awaits it, its ReplicaSets already known.
         replicasets, pods = node.read_owned(pid.namespace, selector)
-        owned = select_owned(patched, replicasets, pods).pods
-        if not [pod for pod in owned if holds_stop(pod)]:
-            return build_snapshot(patched, [], [])
         owners.learn(patched, replicasets)
+        if not [pod for pod in owners.settle(patched, pods) if holds_stop(pod)]:
+            return build_snapshot(patched, [], [])
 
     def verdict(seen: Seen, now: datetime) -> Verdict:
         return stop_verdict(pid, seen, uid)
@@ -103,7 +101,7 @@ def stop(
 
     def on_timeout() -> AdapterError:
         message, details = node.explainer(pid.namespace, pid.name, selector)()
-        holding = pod_names([pod for pod in owners.holding if holds_stop(pod)])
+        holding = pod_names([pod for pod in owners.holding() if holds_stop(pod)])
         if holding:
             details["holding"] = holding
             message = f"held by pod {', '.join(holding)}: {message}"

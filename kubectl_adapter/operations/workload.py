@@ -166,11 +166,13 @@ class Workloads:
             return rollout_verdict(pid, seen, uid, verb, now)
 
         def judge(seen: Seen, now: datetime) -> Verdict:
-            return owners.judge(verdict, seen, now)
+            # No read for this: a Pod of another ReplicaSet matters only when it fails, and
+            # the read that confirms a failure selects by owner (and teaches ``owners``).
+            return owners.judge(verdict, seen, now, read=False)
 
         def on_timeout() -> AdapterError:
             error = timed_out(explain, self.config.timeout, str(pid))
-            holding = pod_names([pod for pod in owners.holding if is_live(pod)])
+            holding = pod_names([pod for pod in owners.holding() if is_live(pod)])
             if holding:
                 error.details["holding"] = holding
             return error
@@ -182,6 +184,7 @@ class Workloads:
             if rollout_event(pid, "MODIFIED", deployment, uid, verb):
                 return
             assert deployment is not None  # rollout_event raised NotFound otherwise
+            owners.learn(deployment, replicasets)
             check = rollout_check(
                 deployment, select_owned(deployment, replicasets, pods), now=clock.utc_now()
             )

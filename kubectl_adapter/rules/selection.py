@@ -110,6 +110,19 @@ def replicaset_key(pod: Document) -> _Key | None:
     return None if ref is None else _ref_key(ref)
 
 
+TEMPLATE_HASH_LABEL = "pod-template-hash"
+
+
+def named_as_its_replicaset(deployment: Document, pod: Document) -> bool:
+    """Whether ``pod``'s ReplicaSet bears the name the Deployment gives its own (NAME-HASH,
+    HASH the Pod's ``pod-template-hash``): what is left to tell of a Pod whose ReplicaSet has
+    just been deleted (its Deployment deleted, an old revision cleaned up)."""
+    ref = _controller_ref(pod, "ReplicaSet")
+    name = (deployment.get("metadata") or {}).get("name")
+    hash_ = ((pod.get("metadata") or {}).get("labels") or {}).get(TEMPLATE_HASH_LABEL)
+    return ref is not None and bool(hash_) and ref.get("name") == f"{name}-{hash_}"
+
+
 def owned_replicaset_keys(deployment: Document, replicasets: list[Document]) -> set[_Key]:
     """The keys a Pod's reference may carry to a ReplicaSet the Deployment owns (by uid)."""
     owned = OwnerIndex(replicasets, []).owned_by(deployment).replicasets

@@ -354,7 +354,6 @@ def test_a_wait_that_ends_on_a_failing_pod_is_rollout_failed_not_timeout(
     allow(fp)
     fp.register(APPLY_JSON, stdout=APPLIED)
     watch(fp, events(dep), events(crashing))
-    fp.register(REPLICASETS, stdout=kubectl_list([rs]))  # whose Pod is it?
     fp.register(READ, stdout=kubectl_list([dep, rs, crashing]))
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.RolloutFailed) as info:
@@ -398,6 +397,7 @@ def test_create_timeout_explains_why(fp: FakeProcess, clock: Clock) -> None:
     fp.register(APPLY_JSON, stdout=APPLIED)
     watch(fp, events(dep), events(pending))
     fp.register(READ, stdout=kubectl_list([dep, rs, pending]))
+    fp.register(REPLICASETS, stdout=kubectl_list([rs]))  # is the Pod that holds it the workload's?
     fp.register(
         EVENTS,
         stdout=kubectl_list(
@@ -415,6 +415,7 @@ def test_create_timeout_explains_why(fp: FakeProcess, clock: Clock) -> None:
     assert "event FailedMount" in message
     assert clock() - 1000.0 == 2  # the watches ran the whole --timeout 2
     assert info.value.details["failing"] == []
+    assert info.value.details["holding"] == [pending["metadata"]["name"]]
     assert info.value.exit_code == 7
 
 
@@ -434,7 +435,6 @@ def test_create_with_a_bad_image_fails_early_naming_the_reason(
     allow(fp)
     fp.register(APPLY_JSON, stdout=APPLIED)
     watch(fp, events(dep), events(stuck))
-    fp.register(REPLICASETS, stdout=kubectl_list([rs]))  # whose Pod is it?
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # is it the new Pod? + diagnostics
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.RolloutFailed) as info:
@@ -489,7 +489,6 @@ def test_create_waits_out_the_unschedulable_grace(
     allow(fp)
     fp.register(APPLY_JSON, stdout=APPLIED)
     watch(fp, events(dep), events(stuck))
-    fp.register(REPLICASETS, stdout=kubectl_list([rs]))  # whose Pod is it? (its grace matters)
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.RolloutFailed, match="Unschedulable") as info:
@@ -1167,7 +1166,6 @@ def test_reconfigure_rollback_reports_failure_and_rollback(fp: FakeProcess, cloc
     allow(fp)
     fp.register(APPLY_JSON, stdout=kubectl_object(dep))
     watch(fp, events(dep), events(pod(old_rs, "old11"), crashing))
-    fp.register(REPLICASETS, stdout=kubectl_list([old_rs, new_rs]))  # whose Pods are they?
     objects = kubectl_list([dep, old_rs, new_rs, pod(old_rs, "old11"), crashing])
     fp.register(READ, stdout=objects)  # the new ReplicaSet's Pod: the diagnostics too
     fp.register(EVENTS, stdout=kubectl_list([]))
