@@ -941,6 +941,21 @@ def test_stop_ignores_pods_kubernetes_never_deletes(fp: FakeProcess, clock: Cloc
     assert clock() - 1000.0 == 0
 
 
+def test_stop_is_not_held_by_a_pod_no_replicaset_controls(fp: FakeProcess, clock: Clock) -> None:
+    """A Pod made by hand with the workload's labels: no ownerReference, no Deployment's. It
+    costs no read, and the stop ends as the scale is observed."""
+    dep = deployment(replicas=0, generation=2, observed=2, total=0, available=None)
+    by_hand = pod(replicaset(dep), "byhand")
+    by_hand["metadata"].pop("ownerReferences")
+    allow(fp)
+    fp.register(PATCH_0, stdout=STOPPING)
+    watch(fp, events(dep), events(by_hand))
+    snapshot = make_provider(timeout=20).stop("testns/web-1")
+    assert isinstance(snapshot, Snapshot) and snapshot.status == "offline"
+    assert clock() - 1000.0 == 0
+    assert calls(fp) == [REVIEWS, PATCH_0, WATCH, WATCH_PODS]
+
+
 def test_stop_reads_the_pods_a_paged_list_printed_as_list_objects(
     fp: FakeProcess, clock: Clock
 ) -> None:
