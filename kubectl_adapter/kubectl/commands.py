@@ -79,6 +79,14 @@ def access_reviews() -> list[str]:
     return ["create", "-f", "-", "-o", "json"]
 
 
+def wait_access_reviews() -> list[str]:
+    """A write's question before it writes: ``access_reviews`` without client-side
+    validation (its OpenAPI fetch is one more request an API gone silent would leave
+    unanswered, for objects the API server validates anyway), logging its requests like a
+    write, so that a silent API stops it as fast as a read, nothing changed."""
+    return [*access_reviews(), "--validate=false", REQUESTS]
+
+
 def workload(selector: str) -> list[str]:
     """The Deployment with its ReplicaSets and Pods."""
     return [

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..contract.models import DryRunPlan
-from ..kubectl.commands import access_reviews, wait_watches
+from ..kubectl.commands import wait_access_reviews, wait_watches
 from ..kubectl.runner import KubectlRunner
 from ..kubectl.transcript import Wait, command, pasteable_manifest, watches
 
@@ -70,7 +70,7 @@ def wait_permissions_step(namespace: str) -> Step:
     from .preflight import wait_review_document
 
     note = "the wait's permissions, asked before anything is written"
-    return Step(access_reviews(), note, stdin=wait_review_document(namespace))
+    return Step(wait_access_reviews(), note, stdin=wait_review_document(namespace))
 
 
 def watch_step(name: str, selector: str, by_hand: list[str], note: str = "") -> Step:

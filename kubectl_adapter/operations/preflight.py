@@ -30,7 +30,7 @@ def check_wait_permissions(runner: KubectlRunner, pid: ProviderId, verb: str) ->
     """Forbidden, nothing written, when the Role lacks a permission the wait needs."""
     try:
         answer = runner.run(
-            commands.access_reviews(),
+            commands.wait_access_reviews(),
             namespace=pid.namespace,
             stdin=wait_review_document(pid.namespace),
         )

@@ -70,7 +70,8 @@ def test_dry_run_create_prints_commands_and_manifest(
         '--show-managed-fields || true  # a 404 (NotFound) here is "absent" to the adapter, '
         "which goes on",
         # What the wait after the apply needs, asked before the apply writes anything.
-        "kubectl -n testns --request-timeout 10s create -f - -o json <<'MANIFEST'  # the "
+        "kubectl -n testns --request-timeout 10s create -f - -o json --validate=false "
+        "<<'MANIFEST'  # the "
         "wait's permissions, asked before anything is written\n"
         f"{wait_review_document('testns')}\nMANIFEST",
         # The manifest follows as a heredoc: the plan pastes into bash as it is.

@@ -125,7 +125,7 @@ LISTED = {
 
 
 # A write's check of its wait's permissions (operations/preflight.py), before it writes.
-REVIEWS = [*K, *commands.access_reviews()]
+REVIEWS = [*K, *commands.wait_access_reviews()]
 REPLICASETS = [*K, *commands.replicasets(SELECTOR)]
 
 
@@ -528,7 +528,8 @@ def test_create_dry_run_runs_nothing(fp: FakeProcess) -> None:
     # The wait's permissions, asked before anything is written, with their reviews.
     first, *reviews = plan.commands[1].split("\n")
     assert first == (
-        "kubectl -n testns --request-timeout 10s create -f - -o json <<'MANIFEST'  # the "
+        "kubectl -n testns --request-timeout 10s create -f - -o json --validate=false "
+        "<<'MANIFEST'  # the "
         "wait's permissions, asked before anything is written"
     )
     assert json.loads("\n".join(reviews[:-1]))["items"][-1]["spec"]["resourceAttributes"] == {
