@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubectl_adapter.rules.pods import pod_failures
+from kubectl_adapter.rules.pod_failures import pod_failures
 from tests.fakecluster import FakeCluster
 from tests.fakecluster.container_errors import invalid_image_message
 from tests.test_fakecluster import Runner, deployment, needs_kubectl

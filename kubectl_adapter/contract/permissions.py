@@ -53,12 +53,13 @@ NAMESPACED_NEEDS: tuple[Need, ...] = (
         ("start", "stop", "create", "reconfigure", "rollout undo"),
     ),
     Need("delete", "apps", "deployments", "", ("delete",)),
+    # The waits read them to learn which Pods the Deployment owns (issue 30).
     Need(
         "list",
         "apps",
         "replicasets",
         "",
-        ("status", "describe", "list", "network", "rollout undo"),
+        ("status", "describe", "list", "network", "rollout undo", "wait"),
     ),
     Need("list", "", "pods", "", ("status", "describe", "list", "network", "wait")),
     # Every wait watches the workload's Pods beside the Deployment (issue 24).
@@ -69,4 +70,7 @@ NAMESPACED_NEEDS: tuple[Need, ...] = (
     # check reads it; kubectl's `get --ignore-not-found` also GETs it after a 404.
     Need("get", "", "namespaces", "", ("check", "create")),
 )
+# What a wait needs after its write (create, start, stop, reconfigure): asked before the write,
+# so that a Role without one of them refuses the operation before anything is changed.
+WAIT_NEEDS: tuple[Need, ...] = tuple(need for need in NAMESPACED_NEEDS if "wait" in need.needed_for)
 CLUSTER_NEEDS: tuple[Need, ...] = (Need("list", "", "nodes", "", ("nodes",)),)

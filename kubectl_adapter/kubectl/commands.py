@@ -74,6 +74,25 @@ def owned(selector: str) -> list[str]:
     return ["get", "replicasets,pods", "-l", selector, "-o", "json", ANSWERS]
 
 
+def replicasets(selector: str) -> list[str]:
+    """A workload's ReplicaSets: a wait learns from them which Pods the Deployment owns."""
+    return ["get", "replicasets", "-l", selector, "-o", "json"]
+
+
+def access_reviews() -> list[str]:
+    """SelfSubjectAccessReviews, one per permission, as a List on stdin (``check``, and a
+    write's check of its wait's permissions): one process whatever their number."""
+    return ["create", "-f", "-", "-o", "json"]
+
+
+def wait_access_reviews() -> list[str]:
+    """A write's question before it writes: ``access_reviews`` without client-side
+    validation (its OpenAPI fetch is one more request an API gone silent would leave
+    unanswered, for objects the API server validates anyway), logging its requests like a
+    write, so that a silent API stops it as fast as a read, nothing changed."""
+    return [*access_reviews(), "--validate=false", REQUESTS]
+
+
 def workload(selector: str) -> list[str]:
     """The Deployment with its ReplicaSets and Pods."""
     return [

@@ -14,6 +14,7 @@ from ..contract.errors import ConfigurationError, Forbidden, InternalError, NotF
 from ..contract.kubectl_support import kubectl_problems, release, supported_range
 from ..contract.models import Capabilities, CheckResult, NodeInfo, Permission
 from ..contract.permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS, Need
+from ..kubectl import commands
 from ..kubectl.runner import KubectlRunner
 from ..kubectl.shapes import object_problem
 
@@ -59,10 +60,8 @@ def check_cluster(runner: KubectlRunner, namespace: str, context: str | None) ->
     except Forbidden:
         exists = None
     needs = [*NAMESPACED_NEEDS, *CLUSTER_NEEDS]
-    answer = runner.run(
-        ["create", "-f", "-", "-o", "json"], stdin=access_review_document(namespace)
-    )
-    items = _json_documents(answer.stdout)
+    answer = runner.run(commands.access_reviews(), stdin=access_review_document(namespace))
+    items = json_documents(answer.stdout)
     permissions = []
     for need, item in zip(needs, items, strict=False):
         status = item.get("status") or {}
@@ -151,7 +150,7 @@ def _first_address(status: dict[str, Any], kind: str) -> str | None:
     return None
 
 
-def _json_documents(text: str) -> list[dict[str, Any]]:
+def json_documents(text: str) -> list[dict[str, Any]]:
     """kubectl ``create -f - -o json`` of a List prints one JSON object per item, back to back
     (not a List); a single List is unpacked too."""
     decoder = json.JSONDecoder()

@@ -1,7 +1,8 @@
 """create: apply the Deployment (server-side) and wait until its replica is available.
 
-Three kubectl calls: the read that checks ownership (a server-side apply cannot be told "only
-if these labels"), the apply, and the wait, whose last event is the answer's snapshot.
+The read that checks ownership (a server-side apply cannot be told "only if these labels"),
+the check that the wait's permissions are granted (``preflight``: before anything is written),
+the apply, and the wait, whose last event is the answer's snapshot.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from ..rules.ownership import check_ownership
 from ..rules.races import uid_of
 from ..rules.render import render_manifest
 from . import plans
+from .preflight import check_wait_permissions
 from .workload import Workloads
 
 
@@ -27,6 +29,7 @@ def create(node: Workloads, namespace: str, spec: ContainerSpec) -> Snapshot | D
         return plans.build(
             node.runner,
             plans.Step(commands.get_deployment(pid.name), absent_ok=True),
+            plans.wait_permissions_step(namespace),
             (apply, ""),
             plans.watch_step(
                 pid.name, selector, commands.rollout_status(pid.name, node.config.timeout)
@@ -38,6 +41,7 @@ def create(node: Workloads, namespace: str, spec: ContainerSpec) -> Snapshot | D
         existing = node.get_deployment(pid)
         if existing is not None:
             check_ownership(existing, container_id=spec.container_id, node_id=spec.node_id)
+        check_wait_permissions(node.runner, pid, "create")
     except AdapterError as exc:
         # Nothing was sent yet: the caller has nothing on the cluster to clean up or keep.
         exc.details["applied"] = False

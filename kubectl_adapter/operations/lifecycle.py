@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ..contract.errors import AdapterError, NotFound, Timeout
+from ..contract.errors import AdapterError, Forbidden, NotFound, Timeout
 from ..contract.models import DeleteResult, DryRunPlan, Snapshot
 from ..contract.naming import deployment_selector, owner_labels, parse_provider_id
 from ..kubectl import commands, progress
@@ -16,8 +16,10 @@ from ..rules.pod_words import stop_headline, wait_for_pods_command
 from ..rules.races import not_deleted, rollout_event, stop_event, uid_of
 from ..rules.snapshots import build_snapshot
 from ..rules.status import desired_replicas
-from ..rules.wait_verdicts import Seen, Verdict, stop_verdict
+from ..rules.wait_verdicts import Seen, Verdict, holds_stop, stop_verdict
 from . import plans
+from .pod_owners import pod_names
+from .preflight import after_write, check_wait_permissions
 from .waits import wait_budget, watch_workload
 from .workload import Workloads
 
@@ -39,6 +41,7 @@ def start(
         )
         return plans.build(
             node.runner,
+            plans.wait_permissions_step(pid.namespace),
             (commands.patch_replicas(pid.name, 1, owner), ""),
             *(
                 []
@@ -47,6 +50,7 @@ def start(
             ),
             namespace=pid.namespace,
         )
+    check_wait_permissions(node.runner, pid, "start")
     patched = node.set_replicas(pid, 1, container_id)
     return node.until_running(pid, deployment_selector(patched), uid_of(patched), "start", patched)
 
@@ -65,35 +69,54 @@ def stop(
         done = desired_replicas(deployment) == 0 and _quietly(
             lambda: stop_event(pid, "ADDED", deployment, None)
         )
+        # Already stopped: one read says whether a Pod of an earlier stop is still left.
+        leftover = plans.Step(
+            commands.owned(selector), "already stopped: are Pods of an earlier stop left?"
+        )
         return plans.build(
             node.runner,
+            plans.wait_permissions_step(pid.namespace),
             (commands.patch_replicas(pid.name, 0, owner), ""),
-            *([] if done else [plans.watch_step(pid.name, selector, gone)]),
+            *([leftover] if done else []),
+            plans.watch_step(pid.name, selector, gone, "if a Pod is left" if done else ""),
             namespace=pid.namespace,
         )
+    check_wait_permissions(node.runner, pid, "stop")
     patched = node.set_replicas(pid, 0, container_id)
     uid = uid_of(patched)
-    if stop_event(pid, "ADDED", patched, uid):
-        # Already stopped before this patch (it changed nothing, so the controller has
-        # observed 0): a Pod of an earlier stop still in its grace is that stop's to await.
-        return build_snapshot(patched, [], [])
     selector = deployment_selector(patched)
+    owners = node.pod_owners(pid.namespace, selector)
+    if stop_event(pid, "ADDED", patched, uid):
+        # Already stopped before this patch (a stop run again after a Timeout): its Pods may
+        # still run their containers through their grace period. One read says; a Pod left
+        # is awaited as any stop awaits it, its ReplicaSets already known.
+        replicasets, pods = node.read_owned(pid.namespace, selector)
+        owners.learn(patched, replicasets)
+        if not [pod for pod in owners.settle(patched, pods) if holds_stop(pod)]:
+            return build_snapshot(patched, [], [])
 
-    def judge(seen: Seen, now: datetime) -> Verdict:
+    def verdict(seen: Seen, now: datetime) -> Verdict:
         return stop_verdict(pid, seen, uid)
 
+    def judge(seen: Seen, now: datetime) -> Verdict:
+        return owners.judge(verdict, seen, now)
+
     def on_timeout() -> AdapterError:
-        """Says what is done (the scale to 0) and what is not: the Pods left, terminating
-        since when, in which grace period; the next step follows them."""
+        """Says what is done (the scale to 0) and what is not: the Pods the workload owns
+        that are left, terminating since when, in which grace period; the next step follows
+        them. ``details.holding`` names them."""
         from ..rules.diagnostics import explain
 
+        holding = pod_names([pod for pod in owners.holding() if holds_stop(pod)])
         try:
             deployment, replicasets, pods = node.read_workload(pid.namespace, pid.name, selector)
         except AdapterError as exc:
             return Timeout(
                 f"pods of {pid} still present: (could not read the workload: {exc.message})",
-                {},
+                {"holding": holding} if holding else {},
             )
+        if holding:  # the ones the wait judged: a Pod no ReplicaSet of it owns holds nothing
+            pods = [pod for pod in pods if pod_names([pod])[0] in holding]
         now = clock.utc_now()
         message, details = explain(
             deployment,
@@ -106,23 +129,29 @@ def stop(
         context, _, _ = message.partition(" | next step: ")
         step = wait_for_pods_command(pods, pid.namespace, now) if pods else details.get("nextStep")
         details["nextStep"] = step
+        if holding:
+            details["holding"] = holding
         return Timeout(
             f"pods of {pid} still present after {node.config.timeout:g}s: "
             f"{stop_headline(deployment, pods, now)} | {context} | next step: {step}",
             details,
         )
 
-    final = watch_workload(
-        node.runner,
-        pid,
-        commands.wait_watches(pid.name, selector),
-        wait_budget(node.config.timeout, node.config.started),
-        judge,
-        lambda suspect: None,  # stop suspects no failure
-        on_timeout,
-        awaited=f"the Pods of {pid} to go",
-        by_hand=commands.pods_gone(selector, node.config.timeout),
-    )
+    try:
+        final = watch_workload(
+            node.runner,
+            pid,
+            commands.wait_watches(pid.name, selector),
+            wait_budget(node.config.timeout, node.config.started),
+            judge,
+            lambda suspect: None,  # stop suspects no failure
+            on_timeout,
+            awaited=f"the Pods of {pid} to go",
+            by_hand=commands.pods_gone(selector, node.config.timeout),
+        )
+    except Forbidden as exc:
+        left = f"deployment {pid} has spec.replicas 0, its Pods' end not awaited"
+        raise after_write(exc, pid, "stop", left) from exc
     assert final is not None  # stop_verdict raises NotFound on a deletion
     return build_snapshot(final, [], [])
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..contract.models import DryRunPlan
-from ..kubectl.commands import wait_watches
+from ..kubectl.commands import wait_access_reviews, wait_watches
 from ..kubectl.runner import KubectlRunner
 from ..kubectl.transcript import Wait, command, pasteable_manifest, watches
 
@@ -21,13 +21,15 @@ from ..kubectl.transcript import Wait, command, pasteable_manifest, watches
 class Step(NamedTuple):
     """One command of a plan. ``by_hand``: the command is the adapter's watch (with
     ``beside``, the watches run at the same time), and this is what an operator pastes to
-    wait the same way. ``absent_ok``: a read whose 404 the operation takes for "absent"."""
+    wait the same way. ``absent_ok``: a read whose 404 the operation takes for "absent".
+    ``stdin``: what its ``-f -`` reads, when not the plan's manifest."""
 
     args: list[str]
     note: str = ""
     by_hand: list[str] | None = None
     absent_ok: bool = False
     beside: tuple[list[str], ...] = ()
+    stdin: str | None = None
 
 
 # The runner gives these no --request-timeout (it would cut a long wait short).
@@ -48,7 +50,7 @@ def build(
     shown = []
     total = runner.config.timeout
     for step in steps:
-        args, note, by_hand, absent_ok, beside = Step(*step)
+        args, note, by_hand, absent_ok, beside, own_stdin = Step(*step)
         argv = runner.argv(args, namespace=namespace, request_timeout=not _is_wait(args))
         if by_hand is not None:
             watched = [argv, *(runner.argv(more, namespace=namespace, request_timeout=False)
@@ -57,10 +59,18 @@ def build(
             lines = watches(watched, Wait(total, True), by_hand_argv)
             shown.append(f"{lines}  # {note}" if note else lines)
             continue
-        stdin = manifest if "-f" in args else None
+        stdin = own_stdin if own_stdin is not None else manifest if "-f" in args else None
         shown.append(command(argv, stdin=stdin, note=note, absent=absent_ok))
     pasted = pasteable_manifest(manifest)[0] if manifest is not None else None
     return DryRunPlan(commands=shown, manifest=pasted)
+
+
+def wait_permissions_step(namespace: str) -> Step:
+    """A write's check that its wait's permissions are granted, before it writes."""
+    from .preflight import wait_review_document
+
+    note = "the wait's permissions, asked before anything is written"
+    return Step(wait_access_reviews(), note, stdin=wait_review_document(namespace))
 
 
 def watch_step(name: str, selector: str, by_hand: list[str], note: str = "") -> Step:

@@ -25,6 +25,7 @@ from ..rules.rollback_mark import mark, revision_of
 from ..rules.snapshots import build_snapshot
 from ..rules.status import desired_replicas
 from . import plans
+from .preflight import check_wait_permissions
 from .workload import Workloads
 
 # Reconfigure re-reads and applies again when only the resourceVersion moved on (a status
@@ -53,6 +54,7 @@ def reconfigure(
         return plans.build(
             node.runner,
             (commands.get_deployment(pid.name), ""),
+            *([] if stopped else [plans.wait_permissions_step(pid.namespace)]),
             (apply, ""),
             *_restore_plan(pid.name, before),
             *(
@@ -70,6 +72,8 @@ def reconfigure(
             namespace=pid.namespace,
             manifest=render_manifest(spec, pid.namespace, precondition(before)),
         )
+    if desired_replicas(before) != 0:  # a stopped workload's reconfigure does not wait
+        check_wait_permissions(node.runner, pid, "reconfigure")
     before, after = apply_pinned(node, pid, spec, before, apply)
     after = restore(node, pid, after)
     if desired_replicas(after) == 0:

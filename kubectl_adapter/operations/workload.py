@@ -5,7 +5,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ..contract.errors import AdapterError, Conflict, InvalidInput, NotFound, RolloutFailed
+from ..contract.errors import (
+    AdapterError,
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    RolloutFailed,
+)
 from ..contract.models import Snapshot
 from ..contract.naming import ProviderId, owner_labels
 from ..kubectl import commands
@@ -13,12 +20,22 @@ from ..kubectl.config import ClusterConfig
 from ..kubectl.runner import KubectlRunner
 from ..rules import clock
 from ..rules.ownership import check_ownership
+from ..rules.pods import is_live
 from ..rules.races import not_running, rollout_event
 from ..rules.selection import select_owned
 from ..rules.snapshots import build_snapshot, split_kinds
 from ..rules.status import rollout_check
 from ..rules.wait_verdicts import Seen, Verdict, rollout_verdict
+from .pod_owners import PodOwners, pod_names
+from .preflight import after_write
 from .waits import timed_out, wait_budget, watch_workload
+
+# What a write left when its wait is refused after it (``preflight.after_write``).
+WRITTEN = {
+    "create": "the Deployment {pid} is applied, its rollout not awaited",
+    "start": "deployment {pid} has spec.replicas 1, its rollout not awaited",
+    "reconfigure": "deployment {pid} has the new Pod template, its rollout not awaited",
+}
 
 Objects = tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]
 
@@ -82,6 +99,15 @@ class Workloads:
 
         return explain
 
+    def pod_owners(self, namespace: str, selector: str) -> PodOwners:
+        """What tells a wait which of the Pods it watches are the Deployment's."""
+
+        def read() -> list[Any]:
+            data = self.runner.run_json(commands.replicasets(selector), namespace=namespace)
+            return list((data or {}).get("items") or [])
+
+        return PodOwners(read)
+
     def find_deployment(self, pid: ProviderId) -> dict[str, Any] | None:
         """The Deployment by name, as a list: not the object's own path (which may be the
         one that answered a false 404)."""
@@ -134,8 +160,22 @@ class Workloads:
         if current is not None and rollout_event(pid, "ADDED", current, uid, verb):
             return current  # what the write printed is already complete: nothing to wait for
 
-        def judge(seen: Seen, now: datetime) -> Verdict:
+        owners = self.pod_owners(pid.namespace, selector)
+
+        def verdict(seen: Seen, now: datetime) -> Verdict:
             return rollout_verdict(pid, seen, uid, verb, now)
+
+        def judge(seen: Seen, now: datetime) -> Verdict:
+            # No read for this: a Pod of another ReplicaSet matters only when it fails, and
+            # the read that confirms a failure selects by owner (and teaches ``owners``).
+            return owners.judge(verdict, seen, now, read=False)
+
+        def on_timeout() -> AdapterError:
+            error = timed_out(explain, self.config.timeout, str(pid))
+            holding = pod_names([pod for pod in owners.holding() if is_live(pod)])
+            if holding:
+                error.details["holding"] = holding
+            return error
 
         def confirm(suspect: str) -> None:
             """The Pods' watch shows a failure: is it the newest ReplicaSet's? One read of
@@ -144,6 +184,7 @@ class Workloads:
             if rollout_event(pid, "MODIFIED", deployment, uid, verb):
                 return
             assert deployment is not None  # rollout_event raised NotFound otherwise
+            owners.learn(deployment, replicasets)
             check = rollout_check(
                 deployment, select_owned(deployment, replicasets, pods), now=clock.utc_now()
             )
@@ -164,7 +205,7 @@ class Workloads:
                 wait_budget(self.config.timeout, self.config.started),
                 judge,
                 confirm,
-                lambda: timed_out(explain, self.config.timeout, str(pid)),
+                on_timeout,
                 awaited=f"rollout of {pid}",
                 by_hand=commands.rollout_status(pid.name, self.config.timeout),
             )
@@ -174,6 +215,10 @@ class Workloads:
             message, details = explain()
             details.update(exc.details)
             raise RolloutFailed(f"{exc.message} | {message}", details) from exc
+        except Forbidden as exc:
+            if verb not in WRITTEN or current is None:
+                raise
+            raise after_write(exc, pid, verb, WRITTEN[verb].format(pid=pid)) from exc
         assert final is not None  # the judge raises NotFound on a deletion
         return final
 

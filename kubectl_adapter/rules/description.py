@@ -16,7 +16,8 @@ from typing import Any
 
 from . import template_description
 from .drift import drift
-from .pods import describe_failure, is_ready, is_terminating, pod_failures, pod_node
+from .pod_failures import describe_failure, pod_failures
+from .pods import is_ready, is_terminating, pod_node
 from .rollback_mark import rollback_of
 from .selection import select_owned
 from .snapshots import snapshot_document

@@ -11,8 +11,9 @@ from typing import Any
 
 from . import clock
 from .next_steps import about_failing_pods, headline, next_step
+from .pod_failures import describe_failure, pod_failures
 from .pod_words import pod_words
-from .pods import describe_failure, is_live, is_ready, pod_failures, pod_notes
+from .pods import is_live, is_ready, pod_notes
 from .selection import select_owned
 from .status import desired_replicas, replica_failure
 

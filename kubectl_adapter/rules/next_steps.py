@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .pods import PodFailure, describe_failure
+from .pod_failures import PodFailure, describe_failure
 
 PULL_REASONS = frozenset(
     {"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull"}

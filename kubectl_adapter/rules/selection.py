@@ -103,6 +103,32 @@ class OwnerIndex:
         return Owned(replicasets, pods, newest, newest_pods)
 
 
+def replicaset_key(pod: Document) -> _Key | None:
+    """The key of the ReplicaSet that controls ``pod`` (its uid; its name when the reference
+    has none), or None: a Pod no ReplicaSet controls (made by hand) is no Deployment's."""
+    ref = _controller_ref(pod, "ReplicaSet")
+    return None if ref is None else _ref_key(ref)
+
+
+TEMPLATE_HASH_LABEL = "pod-template-hash"
+
+
+def named_as_its_replicaset(deployment: Document, pod: Document) -> bool:
+    """Whether ``pod``'s ReplicaSet bears the name the Deployment gives its own (NAME-HASH,
+    HASH the Pod's ``pod-template-hash``): what is left to tell of a Pod whose ReplicaSet has
+    just been deleted (its Deployment deleted, an old revision cleaned up)."""
+    ref = _controller_ref(pod, "ReplicaSet")
+    name = (deployment.get("metadata") or {}).get("name")
+    hash_ = ((pod.get("metadata") or {}).get("labels") or {}).get(TEMPLATE_HASH_LABEL)
+    return ref is not None and bool(hash_) and ref.get("name") == f"{name}-{hash_}"
+
+
+def owned_replicaset_keys(deployment: Document, replicasets: list[Document]) -> set[_Key]:
+    """The keys a Pod's reference may carry to a ReplicaSet the Deployment owns (by uid)."""
+    owned = OwnerIndex(replicasets, []).owned_by(deployment).replicasets
+    return {key for rs in owned for key in _owner_keys(rs)}
+
+
 def select_owned(deployment: Document, replicasets: list[Document], pods: list[Document]) -> Owned:
     """The Deployment's own ReplicaSets and Pods among objects read by label."""
     return OwnerIndex(replicasets, pods).owned_by(deployment)

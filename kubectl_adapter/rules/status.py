@@ -12,12 +12,11 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from ..contract.statuses import Status
+from .pod_failures import describe_failure, pod_failures
 from .pods import (
-    describe_failure,
     is_live,
     is_terminating,
     not_ready_grace_left,
-    pod_failures,
     pod_notes,
     unschedulable_grace_left,
 )

@@ -15,14 +15,8 @@ from typing import Any, NamedTuple
 
 from ..contract.errors import NotFound
 from ..contract.naming import ProviderId
-from .pods import (
-    describe_failure,
-    is_live,
-    is_terminal,
-    is_terminating,
-    pod_failures,
-    unschedulable_grace_left,
-)
+from .pod_failures import describe_failure, pod_failures
+from .pods import is_live, is_terminal, is_terminating, unschedulable_grace_left
 from .races import rollout_event, stop_event
 from .status import replica_failure
 
@@ -100,5 +94,10 @@ def stop_verdict(pid: ProviderId, seen: Seen, uid: str | None) -> Verdict:
         return NOT_YET
     if not stop_event(pid, "MODIFIED", deployment, uid):
         return NOT_YET
-    left = [pod for pod in seen.pods if is_terminating(pod) or not is_terminal(pod)]
+    left = [pod for pod in seen.pods if holds_stop(pod)]
     return DONE if seen.pods_listed and not left else NOT_YET
+
+
+def holds_stop(pod: Document) -> bool:
+    """A Pod stop waits for: one running its containers, or being deleted."""
+    return is_terminating(pod) or not is_terminal(pod)

@@ -14,6 +14,7 @@ from pytest_subprocess import FakeProcess
 from kubectl_adapter.cli import app as cli
 from kubectl_adapter.contract import errors
 from kubectl_adapter.contract.errors import ALL_ERRORS
+from kubectl_adapter.operations.preflight import wait_review_document
 from tests.k8s_objects import deployment, kubectl_list, kubectl_object, pod, replicaset
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,6 +69,11 @@ def test_dry_run_create_prints_commands_and_manifest(
         "kubectl -n testns --request-timeout 10s get deployment web-1 -o json "
         '--show-managed-fields || true  # a 404 (NotFound) here is "absent" to the adapter, '
         "which goes on",
+        # What the wait after the apply needs, asked before the apply writes anything.
+        "kubectl -n testns --request-timeout 10s create -f - -o json --validate=false "
+        "<<'MANIFEST'  # the "
+        "wait's permissions, asked before anything is written\n"
+        f"{wait_review_document('testns')}\nMANIFEST",
         # The manifest follows as a heredoc: the plan pastes into bash as it is.
         "kubectl -n testns --request-timeout 10s apply --server-side "
         "--field-manager=opensource-server-manager --force-conflicts -f - -o json "

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 import pytest
 import yaml
 
-from kubectl_adapter.contract.permissions import NAMESPACED_NEEDS, Need
+from kubectl_adapter.contract.permissions import NAMESPACED_NEEDS, WAIT_NEEDS, Need
 from kubectl_adapter.contract.spec import parse_spec
 from kubectl_adapter.rules.render import render_manifest
 from tests.conftest import summary_row
@@ -450,6 +450,11 @@ def test_minimality(sa: Identity, case: Case, proof_table: ProofTable) -> None:
             path = f"/apis/apps/v1/namespaces/{sa.namespace}/deployments/{name}"
             assert denied == [f"PATCH {path}"]
             assert f'deployments.apps "{name}" is forbidden' in message
+        elif need in WAIT_NEEDS and op.command in ("create", "start", "stop", "reconfigure"):
+            # The wait's permissions are asked before the write: refused with nothing sent.
+            assert f"needs {need.label} for its wait" in message, message
+            assert "nothing was changed" in message, message
+            assert denied == [], denied
         else:
             assert f'cannot {permission.verb} resource "{permission.resource}"' in message
         proof_table.add(need.label, f"{op.command}: Forbidden (exit {FORBIDDEN_EXIT})")

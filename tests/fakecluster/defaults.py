@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .nodes import qos_class
+
 
 def _image_pull_policy(image: str) -> str:
     last = image.rsplit("/", 1)[-1]
@@ -72,6 +74,10 @@ def default_replicaset(obj: dict[str, Any]) -> None:
 def default_pod(obj: dict[str, Any]) -> None:
     default_pod_spec(obj.setdefault("spec", {}))
     spec = obj["spec"]
+    if not obj.get("status"):
+        # The API server gives a new Pod its first status (Pending, its QoS class) whatever
+        # the client sent: a Pod created by hand without one is scheduled like any other.
+        obj["status"] = {"phase": "Pending", "qosClass": qos_class(obj)}
     spec.setdefault("enableServiceLinks", True)
     spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
     spec.setdefault("priority", 0)

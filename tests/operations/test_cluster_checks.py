@@ -11,9 +11,9 @@ from kubectl_adapter.contract.errors import InternalError
 from kubectl_adapter.contract.models import Capabilities, CheckResult
 from kubectl_adapter.contract.permissions import CLUSTER_NEEDS, NAMESPACED_NEEDS
 from kubectl_adapter.operations.cluster_checks import (
-    _json_documents,
     access_reviews,
     check_exit_code,
+    json_documents,
 )
 
 
@@ -37,14 +37,14 @@ def test_stream_of_objects_and_lists_are_both_read() -> None:
     one = {"kind": "SelfSubjectAccessReview", "status": {"allowed": True}}
     two = {"kind": "SelfSubjectAccessReview", "status": {"allowed": False}}
     stream = json.dumps(one, indent=4) + "\n" + json.dumps(two, indent=4) + "\n"
-    assert _json_documents(stream) == [one, two]
-    assert _json_documents(json.dumps({"kind": "List", "items": [one, two]})) == [one, two]
-    assert _json_documents("  \n") == []
+    assert json_documents(stream) == [one, two]
+    assert json_documents(json.dumps({"kind": "List", "items": [one, two]})) == [one, two]
+    assert json_documents("  \n") == []
 
 
 def test_garbage_is_an_internal_error() -> None:
     with pytest.raises(InternalError, match="not JSON"):
-        _json_documents('{"kind": "SelfSubjectAccessReview"}\nerror: oops')
+        json_documents('{"kind": "SelfSubjectAccessReview"}\nerror: oops')
 
 
 def _result(**changes: Any) -> CheckResult:

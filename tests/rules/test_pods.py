@@ -8,12 +8,8 @@ from typing import Any
 import pytest
 
 from kubectl_adapter.rules.clock import parse_time
-from kubectl_adapter.rules.pods import (
-    current_ready_pod,
-    is_failing_wait_reason,
-    pod_failures,
-    pod_ip,
-)
+from kubectl_adapter.rules.pod_failures import is_failing_wait_reason, pod_failures
+from kubectl_adapter.rules.pods import current_ready_pod, pod_ip
 from kubectl_adapter.rules.selection import OwnerIndex, select_owned
 from tests.k8s_objects import deployment, pod, replicaset
 
