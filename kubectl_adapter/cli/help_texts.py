@@ -30,8 +30,9 @@ class Command(NamedTuple):
 
 DESCRIPTION = (
     "Run Manager containers on Kubernetes, one Deployment each, through kubectl.\n"
-    "Manager reads one JSON document on stdout; people can ask for -o yaml, table, wide\n"
-    "or name, and describe one container as kubectl describe would."
+    "Manager reads one JSON document on stdout (a pipe); a terminal gets tables as kubectl\n"
+    "get prints them, -o asks for json, yaml, table, wide or name, and describe shows one\n"
+    "container as kubectl describe would."
 )
 
 DOCS = "Docs: docs/cli.md (every flag, output and error), docs/lifecycle.md (statuses)."
@@ -62,9 +63,11 @@ spec (a JSON file, or - for stdin; schema: docs/schema/spec.json):
   Unknown fields are refused; every violation is named (InvalidInput, exit 2)."""
 
 OUTPUT_HELP = (
-    "output format: json (default, what Manager reads), yaml, table (list, status, nodes, "
-    "check, and commands answering a snapshot; others print yaml), wide (a workload table "
-    "with age, Pod IP, node and image), or name (deployment.apps/NAME lines for kubectl)"
+    "output format: json (the default on a pipe: what Manager reads), yaml, table (list, "
+    "status, nodes, check, and commands answering a snapshot; others print yaml; the "
+    "default on a terminal for list, status, check and nodes, and describe's text "
+    "everywhere), wide (a workload table with age, Pod IP, node and image), or name "
+    "(deployment.apps/NAME lines for kubectl)"
 )
 
 DRY_RUN_HELP = (
@@ -139,8 +142,8 @@ COMMANDS: dict[str, Command] = {
             "kubectl-adapter describe manager/web-1",
             "kubectl-adapter describe manager/web-1 -o yaml",
         ),
-        "Text like kubectl describe when stdout is a terminal (or with -o table), else\n"
-        "JSON; two kubectl calls (the workload, then the namespace's Warning events).",
+        "Text like kubectl describe, on a terminal and on a pipe (-o json or -o yaml for\n"
+        "the document); two kubectl calls (the workload, then the namespace's Warning events).",
     ),
     "network": Command(
         "the container's current (ephemeral) Pod IP; MAC is always null",

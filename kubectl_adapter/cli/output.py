@@ -56,6 +56,7 @@ class Shown(NamedTuple):
 
     format: str
     headers: bool = True
+    prog: str = "kubectl-adapter"  # how the hints name the command (``views.shown_prog``)
 
 
 def refusal(command: str, fmt: str, *, dry_run: bool) -> str | None:
@@ -136,7 +137,7 @@ def _write_table(command: str, result: Any, shown: Shown, out: IO[str], err: IO[
                 _note(
                     err,
                     f"{provider_id} drifted from what Manager applied: "
-                    f"kubectl-adapter describe {provider_id} shows what changed",
+                    f"{shown.prog} describe {provider_id} shows what changed",
                 )
     else:
         _note(err, _EMPTY.get(command, "Nothing found."))

@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 from ..contract.errors import InvalidInput
 from ..kubectl.bounds import MAX_SECONDS, check_seconds
 from . import help_texts as texts
+from .mistyped import subcommands
 from .output import FORMATS, put, stdout
 
 __all__ = ["PROG", "build_parser", "subcommands"]
@@ -92,14 +93,6 @@ class _Parser(argparse.ArgumentParser):
                 raise found
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed
-
-
-def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    """The parser of each command ``parser`` dispatches to (none for a command's own)."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return dict(action.choices)
-    return {}
 
 
 class _Version(argparse._VersionAction):

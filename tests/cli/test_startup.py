@@ -154,9 +154,12 @@ def test_no_command_that_talks_to_the_cluster_imports_pydantic(
 # The CLI modules every command loads; anything else is loaded by the command that needs it.
 CLI_CORE = [
     "kubectl_adapter.cli.app",
+    "kubectl_adapter.cli.dispatch",
     "kubectl_adapter.cli.help_texts",
+    "kubectl_adapter.cli.mistyped",
     "kubectl_adapter.cli.output",
     "kubectl_adapter.cli.parser",
+    "kubectl_adapter.cli.views",
 ]
 
 
