@@ -19,7 +19,7 @@ from typing import Protocol
 
 from ..contract.errors import AdapterError, InternalError, Interrupted, InvalidInput
 from ..kubectl.interrupts import Signalled, interrupting
-from .dispatch import dump, run_command
+from .dispatch import Streamed, dump, run_command
 from .output import (
     FORMATS,
     Shown,
@@ -86,13 +86,16 @@ def requested_format(argv: Sequence[str]) -> str:
     return wanted if wanted in FORMATS else "json"
 
 
-def _interrupted(signum: int, fmt: str) -> int:
+def _interrupted(signum: int, fmt: str, *, watching: bool = False) -> int:
     name = signal.Signals(signum).name
-    error = Interrupted(
-        f"interrupted by {name}: kubectl was stopped; the cluster may be part-way through "
-        "the operation (read its status)",
-        {"signal": name},
-    )
+    if watching:  # how a watch ends: it only read
+        message = f"interrupted by {name}: the watch was stopped (it changes nothing)"
+    else:
+        message = (
+            f"interrupted by {name}: kubectl was stopped; the cluster may be part-way "
+            "through the operation (read its status)"
+        )
+    error = Interrupted(message, {"signal": name})
     return _report(error, fmt, 128 + signum)
 
 
@@ -109,6 +112,7 @@ def _report(error: AdapterError, fmt: str, code: int) -> int:
 
 def _run(argv: list[str], started: float, process: bool) -> int:
     fmt = requested_format(argv)
+    watching = False
     finishing: Callable[[], None] = _nothing
     # The handlers are installed inside the try: a signal at any moment (even one held since
     # the process started, or one while the parser is built) ends in the Interrupted document.
@@ -126,6 +130,8 @@ def _run(argv: list[str], started: float, process: bool) -> int:
             fmt = args.output or default_format(
                 args.command, dry_run=args.dry_run, terminal=is_terminal(sys.stdout)
             )
+            args.shown_format = fmt
+            watching = bool(getattr(args, "watch", False))
             refused = args.output and refusal(args.command, fmt, dry_run=args.dry_run)
             if refused:  # before anything runs: a write is never made only to be refused
                 raise InvalidInput(refused, {"field": "output", "output": fmt})
@@ -145,10 +151,10 @@ def _run(argv: list[str], started: float, process: bool) -> int:
             return exc.exit_code
         return _report(exc, fmt, exc.exit_code)
     except Signalled as exc:
-        return _interrupted(exc.signum, fmt)
+        return _interrupted(exc.signum, fmt, watching=watching)
     except KeyboardInterrupt:
         finishing()
-        return _interrupted(signal.SIGINT, fmt)
+        return _interrupted(signal.SIGINT, fmt, watching=watching)
     except Exception as exc:  # a bug: still one document, never a traceback on stdout
         finishing()
         error = InternalError(f"unexpected {type(exc).__name__}: {exc}")
@@ -159,6 +165,8 @@ def _run(argv: list[str], started: float, process: bool) -> int:
 
         say(redact(traceback.format_exc()).rstrip("\n"))
         return code
+    if isinstance(result, Streamed):  # --watch wrote as it went
+        return result.code
     code = 0
     shown = Shown(fmt, headers=not args.no_headers, prog=shown_prog(PROG))
     if args.command == "check" and not args.dry_run:

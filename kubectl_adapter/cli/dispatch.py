@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import math
 from time import monotonic
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..contract.errors import InvalidInput
 from ..kubectl.interrupts import deferred
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ..kubectl.config import ClusterConfig
     from ..kubectl.runner import KubectlRunner
     from ..operations.provider import KubernetesProvider
+    from .sorting import Key
 
 __all__ = [
     "check_identity_flags",
@@ -77,9 +78,48 @@ def config_of(args: argparse.Namespace) -> ClusterConfig:
         node_id=args.node_id,
         verbose=args.verbose,
         dry_run=args.dry_run,
-        deadline=_deadline(args),
+        # A watch runs until it is stopped: only --deadline bounds it.
+        deadline=None if _watching(args) and not args.deadline else _deadline(args),
         started=getattr(args, "started", None),
     )
+
+
+def _watching(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "watch", False))
+
+
+class Streamed(NamedTuple):
+    """A command that wrote its own output as it ran (``--watch``): its exit code."""
+
+    code: int
+
+
+def check_query(args: argparse.Namespace) -> Key | None:
+    """``-l``, ``-A``, ``--sort-by`` and ``-w``, refused before anything runs when they mean
+    nothing; the sort key, if any."""
+    queried = [
+        flag
+        for flag, given in (
+            ("-l", getattr(args, "selector", None) is not None),
+            ("-A", getattr(args, "all_namespaces", False)),
+            ("-w", _watching(args)),
+        )
+        if given
+    ]
+    if args.dry_run and queried:
+        raise InvalidInput(
+            f"--dry-run plans the plain {args.command}: {', '.join(queried)} does not apply",
+            {"field": "dry-run"},
+        )
+    if getattr(args, "selector", None) is not None:
+        from ..contract.selectors import check_selector
+
+        check_selector(args.selector)
+    if getattr(args, "sort_by", None) is None:
+        return None
+    from .sorting import check_sort_by
+
+    return check_sort_by(args.command, args.sort_by)
 
 
 def provider_of(args: argparse.Namespace, runner: KubectlRunner) -> KubernetesProvider:
@@ -105,8 +145,13 @@ def first_read(
     command = args.command
     if args.dry_run:
         return None
+    if _watching(args):
+        return None  # its watches are its reads
     if command == "list":
-        return (commands.list_workloads(args.node_id), args.namespace) if args.namespace else None
+        read = commands.list_workloads(
+            args.node_id, args.selector, all_namespaces=args.all_namespaces
+        )
+        return (read, args.namespace) if args.namespace or args.all_namespaces else None
     if command == "create":
         assert spec is not None
         return (commands.get_deployment(spec.hostname), args.namespace) if args.namespace else None
@@ -133,6 +178,7 @@ def run_command(args: argparse.Namespace) -> Any:
     """Dispatch one parsed command; returns what is printed (str for render, else JSON)."""
     command = args.command
     check_identity_flags(args)
+    args.sort_key = check_query(args)
     if command == "completion":
         from .completion import script
 
@@ -178,20 +224,31 @@ def run_command(args: argparse.Namespace) -> Any:
         opening = first_read(args, spec_given)
         if opening is not None:
             runner.open_read(opening[0], namespace=opening[1])
-        return _on_node(args, runner, spec_given)
+        result = _on_node(args, runner, spec_given)
     finally:
         runner.close()
+    if args.sort_key is None or isinstance(result, Streamed):
+        return result
+    from .sorting import sort_items
+
+    return sort_items(dump(result), args.sort_key)
 
 
 def _on_node(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSpec | None) -> Any:
     """The commands that talk to the cluster, on the node's runner."""
     command = args.command
+    if _watching(args):
+        return _watch(args, runner)
     if command == "list" and not args.dry_run:
         # Manager's most frequent call: documents straight from the pure builders, without
         # importing pydantic (the provider's list() validates the same documents).
         from ..operations.listing import list_documents
 
-        return {"items": list_documents(runner, runner.context_namespace(), args.node_id)}
+        namespace = "" if args.all_namespaces else runner.context_namespace()
+        documents = list_documents(
+            runner, namespace, args.node_id, args.selector, all_namespaces=args.all_namespaces
+        )
+        return {"items": documents}
     provider = provider_of(args, runner)
     if args.dry_run and command in ("list", "status", "describe", "network", "check", "nodes"):
         return provider.read_plan(command, getattr(args, "provider_id", None))
@@ -215,3 +272,38 @@ def _on_node(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSpe
     if command == "nodes":
         return provider.nodes()
     raise InvalidInput(f"unknown command {command!r}")  # pragma: no cover - argparse stops it
+
+
+def _watch(args: argparse.Namespace, runner: KubectlRunner) -> Streamed:
+    """``list -w`` / ``status -w``: the feed written as it comes, until a signal ends it."""
+    import sys
+
+    from ..contract.naming import name_selector, parse_provider_id
+    from ..kubectl import commands
+    from ..operations.live import watch_snapshots
+    from .output import lost, stdout
+    from .parser import PROG
+    from .watching import FeedLost, WatchView
+
+    only = None
+    all_namespaces = False
+    if args.command == "status":
+        only = parse_provider_id(args.provider_id)
+        namespace: str | None = only.namespace
+        selector = name_selector(only.name)
+    else:
+        all_namespaces = args.all_namespaces
+        namespace = None if all_namespaces else runner.context_namespace()
+        selector = commands.workloads_selector(args.node_id, args.selector)
+    view = WatchView(
+        args.shown_format,
+        stdout(),
+        sys.stderr,
+        headers=not args.no_headers,
+        order=getattr(args, "sort_key", None),
+    )
+    try:
+        watch_snapshots(runner, namespace, selector, view, all_namespaces=all_namespaces, only=only)
+    except FeedLost as exc:  # the reader went away: the feed has no one to go to
+        return Streamed(lost(exc.cause, 0, f"the feed of {args.command} --watch", PROG))
+    raise AssertionError("a watch ends only by raising")  # pragma: no cover

@@ -257,11 +257,49 @@ def build_parser() -> argparse.ArgumentParser:
         )
         action.complete = FILE  # type: ignore[attr-defined]
 
+    def watch(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "-w",
+            "--watch",
+            action="store_true",
+            help="after the current state, a row (on a pipe: a JSON line) each time a "
+            "workload changes, until interrupted",
+        )
+
+    def sort_by(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--sort-by",
+            metavar="COLUMN",
+            help="order by a column of the table (status, age, node-id...) or a JSON path "
+            "(.createdAt)",
+        )
+
     spec(command("render"))
     spec(command("create"))
     for name in ("check", "nodes", "list", "capabilities"):
-        command(name)
-    for name in ("status", "describe", "network"):
+        sub = command(name)
+        if name == "nodes":
+            sort_by(sub)
+        if name != "list":
+            continue
+        sub.add_argument(
+            "-l",
+            "--selector",
+            metavar="SELECTOR",
+            help="label selector, within Manager's workloads (e.g. -l team=ops)",
+        )
+        sub.add_argument(
+            "-A",
+            "--all-namespaces",
+            action="store_true",
+            help="every namespace (needs the optional cluster-wide list: docs/rbac.md)",
+        )
+        sort_by(sub)
+        watch(sub)
+    sub = command("status")
+    provider_id(sub)
+    watch(sub)
+    for name in ("describe", "network"):
         provider_id(command(name))
     for name in ("start", "stop", "delete"):
         sub = command(name)
