@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from kubectl_adapter.contract.output_models import WatchEvent
 from tests.e2e.conftest import Cluster, spec
 from tests.e2e.terminal import adapter_argv
 
@@ -181,6 +182,8 @@ def test_list_watch_on_a_pipe_is_one_json_line_per_change_and_resumes(cluster: C
     assert last["error"]["type"] == "Interrupted", last
     events = [json.loads(line) for line in watch.seen[:-1]]
     assert all(set(e) == {"type", "snapshot"} for e in events), events
+    for event in events:  # each line is the documented WatchEvent (docs/schema/watch-event.json)
+        assert WatchEvent.model_validate(event).model_dump(by_alias=True) == event
     # resumed, not replayed: a workload unchanged since the first list is not given again
     untouched = names[3][0]
     assert [e["type"] for e in events if (e["snapshot"] or {}).get("name") == untouched] == [
