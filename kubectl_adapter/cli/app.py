@@ -22,6 +22,7 @@ from ..kubectl.interrupts import Signalled, interrupting
 from .dispatch import Streamed, dump, run_command
 from .output import (
     FORMATS,
+    HUMAN,
     Shown,
     deliver,
     lost,
@@ -88,6 +89,8 @@ def requested_format(argv: Sequence[str]) -> str:
 
 def _interrupted(signum: int, fmt: str, *, watching: bool = False) -> int:
     name = signal.Signals(signum).name
+    if watching and fmt in HUMAN:  # Ctrl-C is how a person ends a watch, as kubectl get -w
+        return 128 + signum
     if watching:  # how a watch ends: it only read
         message = f"interrupted by {name}: the watch was stopped (it changes nothing)"
     else:

@@ -123,8 +123,14 @@ COMMANDS: dict[str, Command] = {
     ),
     "list": Command(
         "status of every Manager workload of this node (one kubectl call)",
-        ("kubectl-adapter -n manager --node-id 7 list -o table",),
-        "Lists the namespace's Manager Deployments (only --node-id's when given).",
+        (
+            "kubectl-adapter -n manager --node-id 7 list -o table",
+            "kubectl-adapter -n manager list -l team=ops --sort-by status",
+        ),
+        "Lists the namespace's Manager Deployments (only --node-id's when given): a table on\n"
+        "a terminal, JSON on a pipe. -l narrows within Manager's workloads, -A lists every\n"
+        "namespace (an optional ClusterRole: docs/rbac.md), --sort-by orders by a column.\n"
+        "-w keeps watching: a row per change (on a pipe a JSON line each; Ctrl-C ends it).",
     ),
     "capabilities": Command(
         "what this provider offers Manager's shared jobs",
@@ -134,7 +140,7 @@ COMMANDS: dict[str, Command] = {
         "status of one container",
         ("kubectl-adapter status manager/web-1 -o table",),
         "Statuses: running, offline, creating, failed, missing, unknown (docs/lifecycle.md).\n"
-        "An API that cannot answer gives status unknown, exit 0.",
+        "An API that cannot answer gives status unknown, exit 0. -w keeps watching it.",
     ),
     "describe": Command(
         "one container in detail: status, drift, Pods, container states, conditions, events",

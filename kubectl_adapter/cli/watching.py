@@ -64,6 +64,7 @@ class WatchView:
         self.first: list[tuple[str, Document]] | None = []  # held until the first SYNCED
         self.widths: list[int] = []
         self.rows: dict[str, list[str]] = {}  # provider ID -> the row last printed
+        self.header: list[str] | None = None  # still to print, above the first row
 
     def __call__(self, event: str, snapshot: Document | None) -> None:
         if self.first is not None:
@@ -97,9 +98,13 @@ class WatchView:
             columns = list(snapshot_columns(self.fmt == "wide"))
             rows = [self._cells(snapshot) for _, snapshot in held]
             shown = ([columns] if self.headers else []) + rows
-            self.widths = [max(len(row[i]) for row in shown) for i in range(len(columns))]
-            if not rows:
+            self.widths = [
+                max((len(row[i]) for row in shown), default=0) for i in range(len(columns))
+            ]
+            if not rows:  # as kubectl: the header comes with the first row
                 self._note("No Manager workloads found (watching).")
+                self.header = columns if self.headers else None
+                return
             text = "".join(self._line(row) for row in shown)
             for (_, snapshot), row in zip(held, rows, strict=True):
                 self.rows[str(snapshot.get("providerId"))] = self._compared(row)
@@ -127,7 +132,8 @@ class WatchView:
             self.rows[pid] = compared
             if event == "DELETED":
                 del self.rows[pid]
-            _put(self.out, self._line(row))
+            header, self.header = self.header, None
+            _put(self.out, (self._line(header) if header else "") + self._line(row))
 
     def _document(self, event: str, snapshot: Document | None) -> None:
         document = {"type": event, "snapshot": snapshot}

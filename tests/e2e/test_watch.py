@@ -118,9 +118,10 @@ def test_list_watch_on_a_terminal_prints_a_row_when_a_workload_changes(cluster: 
     watch = Watch(cluster, "list", "-w", "-l", f"org.mieweb.opensource-server.name={name}",
                   terminal=True)  # fmt: skip
     try:
-        watch.until(lambda line: line.startswith("PROVIDER ID"), "with the header")
+        watch.until(lambda line: "No Manager workloads found" in line, "saying none yet")
         created = cluster.adapter("create", "--spec", "-", stdin=spec(name, cid))
         assert created.code == 0, created
+        watch.until(lambda line: line.startswith("PROVIDER ID"), "the header, with a row")
         watch.until(lambda line: (_row(line, pid) or [""])[1:2] == ["running"], "running")
         assert cluster.adapter("stop", pid).code == 0
         watch.until(lambda line: (_row(line, pid) or [""])[1:2] == ["offline"], "offline")
