@@ -77,7 +77,13 @@ class Setup:
                 }
             )
             fc.create_object(yaml.safe_load(render_manifest(spec, NS)), manager=MANAGER)
-        fc.wait_for(self._all_ready, timeout=600, message="workloads not ready")
+        print(f"{n} Deployments created; waiting for their Pods", file=sys.stderr, flush=True)
+        # Polled, not awaited on every write: each look lists every Pod.
+        deadline = time.monotonic() + 900
+        while not self._all_ready():
+            if time.monotonic() > deadline:
+                raise TimeoutError("workloads not ready")
+            time.sleep(2)
         self.log = work / "calls.log"
         wrapper = work / "bin" / "kubectl"
         wrapper.parent.mkdir(exist_ok=True)
@@ -271,7 +277,9 @@ def main() -> int:
             work / "fake", nodes=10, node_cpu="8", pod_ready_delay=0.05, termination_delay=0.05
         ) as fc:
             setup = Setup(fc, work, options.workloads)
+            print("ready; polling", file=sys.stderr, flush=True)
             polled = poll(setup, options.seconds, options.every)
+            print("watching", file=sys.stderr, flush=True)
             watched = watch(setup, options.seconds)
     window = options.seconds
     print(f"{options.workloads} workloads, a {window:g} s window, one change every "
