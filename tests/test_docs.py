@@ -119,14 +119,15 @@ def test_readme_quick_use_runs_as_written(repo_copy: Path, tmp_path: Path) -> No
     assert done.returncode == 0, (done.stdout, done.stderr)
     assert done.stdout.startswith("apiVersion: apps/v1\n")  # render
     documents = json_documents(done.stdout)
-    check, created, listed, *_, described, deleted = documents
+    check, created, listed, *_, deleted = documents
     assert isinstance(check, dict) and check["ok"] is True, check
     assert isinstance(created, dict) and created["status"] == "running", created
     assert isinstance(listed, dict) and [i["providerId"] for i in listed["items"]] == [
         "manager/web-1"
     ]
-    assert isinstance(described, dict) and "snapshot" in described, described  # describe
-    assert described["snapshot"]["status"] == "running" and described["pods"], described
+    # describe prints its text on a pipe too, as kubectl describe does (issue 32)
+    assert "\nName:          web-1\nNamespace:     manager\n" in done.stdout
+    assert "\nStatus:        running\n" in done.stdout and "\nPods:\n" in done.stdout
     assert deleted == {"providerId": "manager/web-1", "deleted": True, "alreadyMissing": False}
     # -v start logged its commands as bash, opened by the command it reproduces.
     assert "# kubectl-adapter -v start manager/web-1: " in done.stderr

@@ -10,7 +10,8 @@ The examples are found, not listed here, so a command or a doc section added lat
   YAML, a table, the manifest, a help text or a completion script. A zsh line runs in bash
   with ``fpath`` set to a temporary directory. The spec block's resource line is checked
   against what ``render`` makes of the spec shown above it.
-- **docs/cli.md**: every fenced block holding ``$ `` lines. Each ``$ COMMAND`` is run as
+- **docs/cli.md** and the **README**: every fenced block holding ``$ `` lines (each
+  document on a fresh cluster). Each ``$ COMMAND`` is run as
   bash, in document order, on one fresh fake cluster (``./dev cluster``'s namespaces), on a
   pseudo-terminal as a person sees it (stdout and stderr; the progress line erased), and the
   lines after it, up to the next ``$`` or the block's end, must be what it printed. Compared
@@ -48,6 +49,7 @@ from tests.fakecluster import FakeCluster
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI_MD = ROOT / "docs" / "cli.md"
+README = ROOT / "README.md"
 VENV_BIN = Path(sys.executable).parent
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl not on PATH")
@@ -264,12 +266,13 @@ def fresh(fc: FakeCluster) -> None:
     raise AssertionError("the fake did not clear the manager namespace")
 
 
-def test_every_example_in_docs_cli_md_prints_what_it_shows(
-    fake: FakeCluster, tmp_path: Path
+@pytest.mark.parametrize("document", [CLI_MD, README], ids=lambda p: p.name)
+def test_every_example_in_the_docs_prints_what_it_shows(
+    fake: FakeCluster, tmp_path: Path, document: Path
 ) -> None:
     fresh(fake)
     env = environment(fake, tmp_path)
-    examples = doc_examples(CLI_MD)
+    examples = doc_examples(document)
     assert len(examples) >= 5, examples
     for example in examples:
         if example.command.endswith("<TAB>"):

@@ -46,7 +46,7 @@ def test_each_layer_says_what_it_may_import() -> None:
 def test_the_package_keeps_its_layers() -> None:
     result = lint_imports(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "1 kept, 0 broken" in result.stdout
+    assert "2 kept, 0 broken" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -77,4 +77,32 @@ def test_an_upward_or_sideways_import_breaks_the_contract(
     target.write_text(target.read_text() + "\n" + line + "\n")
     result = lint_imports(tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "0 kept, 1 broken" in result.stdout, result.stdout
+    assert "1 kept, 1 broken" in result.stdout, result.stdout
+    assert "cli > operations > rules | kubectl > contract BROKEN" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "line"),
+    [
+        # the circle issue 33 found: the parser's "did you mean" reading the parser
+        ("cli/mistyped.py", "def _late() -> None:\n    from . import parser"),
+        # dispatch is app's; app is nobody's
+        ("cli/dispatch.py", "def _late() -> None:\n    from . import app"),
+        # the kubectl boundary goes down once: the process never calls back up to the runner
+        ("kubectl/process.py", "def _late() -> None:\n    from . import runner"),
+        # why a Pod fails reads what a Pod is, never the other way
+        ("rules/pods.py", "def _late() -> None:\n    from . import pod_failures"),
+    ],
+)
+def test_an_import_circle_inside_a_folder_breaks_its_contract(
+    tmp_path: Path, module: str, line: str
+) -> None:
+    copy = tmp_path / "kubectl_adapter"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    target = copy / module
+    target.write_text(target.read_text() + "\n" + line + "\n")
+    result = lint_imports(tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "no import circle inside a folder of kubectl_adapter BROKEN" in result.stdout, (
+        result.stdout
+    )

@@ -24,6 +24,7 @@ class Shown(NamedTuple):
 
     format: str
     headers: bool = True
+    prog: str = "kubectl-adapter"  # how the hints name the command (``views.shown_prog``)
 
 
 def refusal(command: str, fmt: str, *, dry_run: bool) -> str | None:

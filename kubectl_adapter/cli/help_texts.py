@@ -30,8 +30,9 @@ class Command(NamedTuple):
 
 DESCRIPTION = (
     "Run Manager containers on Kubernetes, one Deployment each, through kubectl.\n"
-    "Manager reads one JSON document on stdout; people can ask for -o yaml, table, wide\n"
-    "or name, and describe one container as kubectl describe would."
+    "Manager reads one JSON document on stdout (a pipe); a terminal gets tables as kubectl\n"
+    "get prints them, -o asks for json, yaml, table, wide or name, and describe shows one\n"
+    "container as kubectl describe would."
 )
 
 DOCS = "Docs: docs/cli.md (every flag, output and error), docs/lifecycle.md (statuses)."
@@ -62,9 +63,11 @@ spec (a JSON file, or - for stdin; schema: docs/schema/spec.json):
   Unknown fields are refused; every violation is named (InvalidInput, exit 2)."""
 
 OUTPUT_HELP = (
-    "output format: json (default, what Manager reads), yaml, table (list, status, nodes, "
-    "check, and commands answering a snapshot; others print yaml), wide (a workload table "
-    "with age, Pod IP, node and image), or name (deployment.apps/NAME lines for kubectl)"
+    "output format: json (the default on a pipe: what Manager reads), yaml, table (list, "
+    "status, nodes, check, and commands answering a snapshot; others print yaml; the "
+    "default on a terminal for list, status, check and nodes, and describe's text "
+    "everywhere), wide (a workload table with age, Pod IP, node and image), or name "
+    "(deployment.apps/NAME lines for kubectl)"
 )
 
 DRY_RUN_HELP = (
@@ -120,8 +123,14 @@ COMMANDS: dict[str, Command] = {
     ),
     "list": Command(
         "status of every Manager workload of this node (one kubectl call)",
-        ("kubectl-adapter -n manager --node-id 7 list -o table",),
-        "Lists the namespace's Manager Deployments (only --node-id's when given).",
+        (
+            "kubectl-adapter -n manager --node-id 7 list -o table",
+            "kubectl-adapter -n manager list -l team=ops --sort-by status",
+        ),
+        "Lists the namespace's Manager Deployments (only --node-id's when given): a table on\n"
+        "a terminal, JSON on a pipe. -l narrows within Manager's workloads, -A lists every\n"
+        "namespace (an optional ClusterRole: docs/rbac.md), --sort-by orders by a column.\n"
+        "-w keeps watching: a row per change (on a pipe a JSON line each; Ctrl-C ends it).",
     ),
     "capabilities": Command(
         "what this provider offers Manager's shared jobs",
@@ -131,7 +140,7 @@ COMMANDS: dict[str, Command] = {
         "status of one container",
         ("kubectl-adapter status manager/web-1 -o table",),
         "Statuses: running, offline, creating, failed, missing, unknown (docs/lifecycle.md).\n"
-        "An API that cannot answer gives status unknown, exit 0.",
+        "An API that cannot answer gives status unknown, exit 0. -w keeps watching it.",
     ),
     "describe": Command(
         "one container in detail: status, drift, Pods, container states, conditions, events",
@@ -139,8 +148,8 @@ COMMANDS: dict[str, Command] = {
             "kubectl-adapter describe manager/web-1",
             "kubectl-adapter describe manager/web-1 -o yaml",
         ),
-        "Text like kubectl describe when stdout is a terminal (or with -o table), else\n"
-        "JSON; two kubectl calls (the workload, then the namespace's events).",
+        "Text like kubectl describe, on a terminal and on a pipe (-o json or -o yaml for\n"
+        "the document); two kubectl calls (the workload, then the namespace's events).",
     ),
     "network": Command(
         "the container's current (ephemeral) Pod IP; MAC is always null",

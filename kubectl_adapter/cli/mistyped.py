@@ -4,7 +4,8 @@ argparse says ``invalid choice: 'lsit' (choose from …)`` and, for a flag it do
 ``unrecognized arguments`` (or, when the flag comes before the command, a complaint about the
 next word as if it were the command). These helpers name the word that is wrong and the close
 matches, for the ``InvalidInput`` the parser raises. Only a failed parse runs them (difflib is
-imported then), so a good command line costs nothing more.
+imported then), so a good command line costs nothing more. The parser imports this module,
+never the other way round.
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..contract.errors import InvalidInput
-from .parser import subcommands
+
+
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The parser of each command ``parser`` dispatches to (none for a command's own)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
 
 
 def close_matches(word: str, candidates: Iterable[str]) -> list[str]:

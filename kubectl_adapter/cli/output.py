@@ -108,7 +108,7 @@ def _write_table(command: str, result: Any, how: Shown, out: IO[str], err: Shown
                 _note(
                     err,
                     f"{provider_id} drifted from what Manager applied: "
-                    f"kubectl-adapter describe {provider_id} shows what changed",
+                    f"{how.prog} describe {provider_id} shows what changed",
                 )
     else:
         _note(err, _EMPTY.get(command, "Nothing found."))

@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 from ..contract.errors import InvalidInput
 from ..kubectl.bounds import MAX_SECONDS, check_seconds
 from . import help_texts as texts
+from .mistyped import subcommands
 from .output import FORMATS, put, stdout
 
 __all__ = ["PROG", "build_parser", "subcommands"]
@@ -92,14 +93,6 @@ class _Parser(argparse.ArgumentParser):
                 raise found
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed
-
-
-def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    """The parser of each command ``parser`` dispatches to (none for a command's own)."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return dict(action.choices)
-    return {}
 
 
 class _Version(argparse._VersionAction):
@@ -264,11 +257,49 @@ def build_parser() -> argparse.ArgumentParser:
         )
         action.complete = FILE  # type: ignore[attr-defined]
 
+    def watch(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "-w",
+            "--watch",
+            action="store_true",
+            help="after the current state, a row (on a pipe: a JSON line) each time a "
+            "workload changes, until interrupted",
+        )
+
+    def sort_by(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--sort-by",
+            metavar="COLUMN",
+            help="order by a column of the table (status, age, node-id...) or a JSON path "
+            "(.createdAt)",
+        )
+
     spec(command("render"))
     spec(command("create"))
     for name in ("check", "nodes", "list", "capabilities"):
-        command(name)
-    for name in ("status", "describe", "network"):
+        sub = command(name)
+        if name == "nodes":
+            sort_by(sub)
+        if name != "list":
+            continue
+        sub.add_argument(
+            "-l",
+            "--selector",
+            metavar="SELECTOR",
+            help="label selector, within Manager's workloads (e.g. -l team=ops)",
+        )
+        sub.add_argument(
+            "-A",
+            "--all-namespaces",
+            action="store_true",
+            help="every namespace (needs the optional cluster-wide list: docs/rbac.md)",
+        )
+        sort_by(sub)
+        watch(sub)
+    sub = command("status")
+    provider_id(sub)
+    watch(sub)
+    for name in ("describe", "network"):
         provider_id(command(name))
     for name in ("start", "stop", "delete"):
         sub = command(name)

@@ -18,7 +18,16 @@ from typing import Any
 from .formats import SNAPSHOT_COMMANDS
 from .terminal_text import one_line
 
-__all__ = ["check_table", "drift_cell", "names", "nodes_table", "snapshots_table", "table"]
+__all__ = [
+    "check_table",
+    "drift_cell",
+    "names",
+    "nodes_table",
+    "snapshot_columns",
+    "snapshot_row",
+    "snapshots_table",
+    "table",
+]
 
 NONE = "<none>"
 GAP = "   "
@@ -108,12 +117,22 @@ def _snapshot_row(item: dict[str, Any], wide: datetime | None) -> list[str]:
     return [*row, cell(item.get("message"))]
 
 
+def snapshot_columns(wide: bool) -> tuple[str, ...]:
+    """The workload table's columns (``-o wide``'s before ``MESSAGE``)."""
+    return SNAPSHOT_COLUMNS[:-1] + (WIDE_COLUMNS if wide else ()) + SNAPSHOT_COLUMNS[-1:]
+
+
+def snapshot_row(item: dict[str, Any], wide: datetime | None = None) -> list[str]:
+    """One workload's cells (``list -w`` prints them one change at a time)."""
+    return _snapshot_row(item, wide)
+
+
 def snapshots_table(
     items: Sequence[dict[str, Any]], *, wide: datetime | None = None, headers: bool = True
 ) -> str:
     """``list``, ``status`` and the commands that answer with a Snapshot; ``wide``: the
     moment ages count to (``-o wide``)."""
-    columns = SNAPSHOT_COLUMNS[:-1] + (WIDE_COLUMNS if wide else ()) + SNAPSHOT_COLUMNS[-1:]
+    columns = snapshot_columns(wide is not None)
     rows = [_snapshot_row(item, wide) for item in items]
     return render(columns, rows, show_headers=headers)
 

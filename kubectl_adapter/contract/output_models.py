@@ -15,7 +15,7 @@ from typing import Any, Union
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.alias_generators import to_camel
 
-from . import description_models, models
+from . import description_models, models, watch_models
 
 
 class Output(BaseModel):
@@ -89,3 +89,4 @@ NodeList = derive(models.NodeList)
 DryRunPlan = derive(models.DryRunPlan)
 ErrorBody = derive(models.ErrorBody)
 ErrorOutput = derive(models.ErrorOutput)
+WatchEvent = derive(watch_models.WatchEvent)

@@ -61,14 +61,18 @@ NAMESPACED_NEEDS: tuple[Need, ...] = (
         "",
         ("status", "describe", "list", "network", "rollout undo", "wait"),
     ),
+    # list --watch and status --watch watch the ReplicaSets beside the Deployments and Pods
+    # (a snapshot's current Pod is its newest ReplicaSet's; issue 32).
+    Need("watch", "apps", "replicasets", "", ("list --watch", "status --watch")),
     Need("list", "", "pods", "", ("status", "describe", "list", "network", "wait")),
     # Every wait watches the workload's Pods beside the Deployment (issue 24).
     Need("watch", "", "pods", "", ("wait", "stop (wait)")),
     # Best effort: without it failures still fail, but their messages lose the events (and
     # describe says it could not read them).
     Need("list", "", "events", "", ("failure diagnostics", "describe")),
-    # check reads it; kubectl's `get --ignore-not-found` also GETs it after a 404.
-    Need("get", "", "namespaces", "", ("check", "create")),
+    # check reads it, and an empty list (a missing namespace or none of ours?); kubectl also
+    # GETs it after a 404 (create's read of an absent Deployment) and goes on when refused.
+    Need("get", "", "namespaces", "", ("check", "list")),
 )
 # What a wait needs after its write (create, start, stop, reconfigure): asked before the write,
 # so that a Role without one of them refuses the operation before anything is changed.

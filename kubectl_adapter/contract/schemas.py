@@ -33,6 +33,7 @@ from .output_models import (
     NodeList,
     Snapshot,
     SnapshotList,
+    WatchEvent,
 )
 from .spec_rules import json_schema
 
@@ -50,6 +51,11 @@ SCHEMAS: dict[str, tuple[type[BaseModel], JsonSchemaMode, str]] = {
         "`create`, `status`, `start`, `stop`, `reconfigure`",
     ),
     "snapshot-list.json": (SnapshotList, "serialization", "`list`"),
+    "watch-event.json": (
+        WatchEvent,
+        "serialization",
+        "`list --watch`, `status --watch`: one per line",
+    ),
     "describe.json": (Description, "serialization", "`describe` (`-o json`)"),
     "network.json": (NetworkInfo, "serialization", "`network`"),
     "delete.json": (DeleteResult, "serialization", "`delete`"),

@@ -39,14 +39,28 @@ def get_deployment(name: str) -> list[str]:
     return ["get", "deployment", name, "-o", "json", SHOW_MANAGED_FIELDS]
 
 
-def list_workloads(node_id: str | None) -> list[str]:
-    """Every Manager workload (of one node): ``get deployments,replicasets,pods -l
-    managed=true[,node-id=N]``."""
+def workloads_selector(node_id: str | None, selector: str | None = None) -> str:
+    """Manager's workloads (of one node), ANDed with a person's ``-l`` (checked already:
+    ``contract.selectors``); a comma can only narrow a selector."""
     labels = {MANAGED_LABEL: "true"}
     if node_id is not None:
         labels[NODE_ID_LABEL] = node_id
-    return ["get", "deployments,replicasets,pods", "-l", selector_string(labels), "-o", "json",
-            SHOW_MANAGED_FIELDS, ANSWERS]  # fmt: skip
+    own = selector_string(labels)
+    return f"{own},{selector}" if selector else own
+
+
+ALL_NAMESPACES = "--all-namespaces"
+
+
+def list_workloads(
+    node_id: str | None, selector: str | None = None, *, all_namespaces: bool = False
+) -> list[str]:
+    """Every Manager workload (of one node): ``get deployments,replicasets,pods -l
+    managed=true[,node-id=N][,SELECTOR] [--all-namespaces]``."""
+    scope = [ALL_NAMESPACES] if all_namespaces else []
+    return ["get", "deployments,replicasets,pods", *scope, "-l",
+            workloads_selector(node_id, selector), "-o", "json", SHOW_MANAGED_FIELDS,
+            ANSWERS]  # fmt: skip
 
 
 def named_workload(name: str) -> list[str]:
@@ -281,3 +295,16 @@ def restore(name: str, patch: str) -> list[str]:
         SHOW_MANAGED_FIELDS,
         REQUESTS,
     ]
+
+
+def watch_workloads(selector: str, *, all_namespaces: bool = False) -> list[list[str]]:
+    """``list -w`` and ``status -w``: the Deployments, ReplicaSets and Pods ``selector``
+    picks, one ``get --watch`` each (kubectl watches one kind per process): three kubectl
+    processes for any number of workloads, as ``list``'s one read gives a snapshot all
+    three. ``-v=6``: the watch request's line says each list is complete."""
+    scope = [ALL_NAMESPACES] if all_namespaces else []
+    return [
+        ["get", kind, *scope, "-l", selector, "--watch", "-o", "json", "--output-watch-events",
+         *([SHOW_MANAGED_FIELDS] if kind == "deployments" else []), WATCH_LOG]
+        for kind in ("deployments", "replicasets", "pods")
+    ]  # fmt: skip

@@ -45,15 +45,41 @@ def require_namespace(runner: KubectlRunner, namespace: str) -> None:
         )
 
 
+# What ``list -A`` needs beyond the namespaced Role: the same reads, cluster-wide.
+ALL_NAMESPACES_ROLE = "rbac/clusterrole-list-all.yaml"
+ALL_NAMESPACES_NEEDS = (
+    "list deployments (apps)",
+    "list replicasets (apps)",
+    "list pods",
+)
+
+
 def list_documents(
-    runner: KubectlRunner, namespace: str, node_id: str | None
+    runner: KubectlRunner,
+    namespace: str,
+    node_id: str | None,
+    selector: str | None = None,
+    *,
+    all_namespaces: bool = False,
 ) -> list[dict[str, Any]]:
-    """One call for any number of workloads (two when there are none); a failure raises the
-    typed error (the whole node is then unknown to Manager)."""
-    data = runner.run_json(
-        commands.list_workloads(node_id), namespace=namespace, decode=decode_workloads
-    )
+    """One call for any number of workloads (two when there are none in one namespace); a
+    failure raises the typed error (the whole node is then unknown to Manager).
+
+    ``selector``: a person's ``-l``, within Manager's workloads. ``all_namespaces``: every
+    namespace the caller may list cluster-wide (an empty answer then needs no namespace)."""
+    args = commands.list_workloads(node_id, selector, all_namespaces=all_namespaces)
+    try:
+        data = runner.run_json(args, namespace=namespace, decode=decode_workloads)
+    except Forbidden as exc:
+        if not all_namespaces:
+            raise
+        raise Forbidden(
+            f"list --all-namespaces needs {', '.join(ALL_NAMESPACES_NEEDS)} at the cluster "
+            f"scope, which the namespaced Role does not grant (optional: {ALL_NAMESPACES_ROLE}, "
+            f"docs/rbac.md): {exc.message}",
+            {**exc.details, "missing": list(ALL_NAMESPACES_NEEDS), "role": ALL_NAMESPACES_ROLE},
+        ) from exc
     items = (data or {}).get("items") or []
-    if not items:
+    if not items and not all_namespaces:
         require_namespace(runner, namespace)
     return snapshot_documents(*split_kinds(items))

@@ -237,17 +237,21 @@ def test_check_not_ok_keeps_its_exit_code_in_every_format(
 EVENTS = [*K, "get", "events", "-o", "json"]  # describe reads Normal events too
 
 
-def test_describe_is_json_on_a_pipe_text_with_table_and_two_calls(
+def test_describe_is_text_on_a_pipe_too_json_when_asked_and_two_calls(
     capsys: pytest.CaptureFixture[str], fp: FakeProcess
 ) -> None:
+    """Issue 32: ``describe … | less`` and ``| grep`` are how people read it, as kubectl's."""
     register_cluster(fp)
     fp.register(EVENTS, stdout=kubectl_list([]), occurrences=9)
     code, out, _ = run(capsys, "describe", "testns/web-1")
     assert code == 0
-    document = json.loads(out)  # not a terminal: JSON, Manager's default
+    assert out.startswith("Name:          web-1\n")  # not a terminal, still its text
+    code, out, _ = run(capsys, "describe", "testns/web-1", "-o", "json")
+    assert code == 0
+    document = json.loads(out)
     assert document["snapshot"]["status"] == "running"
     assert [p["name"] for p in document["pods"]] == ["web-1-5d8f7c9b6d-abcde"]
-    assert [call[:6] for call in fp.calls] == [NAMED[:6], EVENTS[:6]]  # two kubectl calls
+    assert [call[:6] for call in fp.calls] == [NAMED[:6], EVENTS[:6]] * 2  # two calls each
 
     code, out, err = run(capsys, "describe", "testns/web-1", "-o", "table")
     from kubectl_adapter.cli.describe_text import describe_text
@@ -269,7 +273,7 @@ def test_describe_of_a_missing_workload_reads_no_events(
         returncode=1,
         stderr='Error from server (NotFound): deployments.apps "web-1" not found\n',
     )
-    code, out, _ = run(capsys, "describe", "testns/web-1")
+    code, out, _ = run(capsys, "describe", "testns/web-1", "-o", "json")
     assert code == 0
     assert json.loads(out)["snapshot"]["status"] == "missing"
     assert len(fp.calls) == 2 and all("events" not in call for call in fp.calls)

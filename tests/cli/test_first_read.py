@@ -19,6 +19,7 @@ import pytest
 from pytest_subprocess import FakeProcess
 
 from kubectl_adapter.cli import app as cli
+from kubectl_adapter.cli import dispatch
 from kubectl_adapter.kubectl import commands
 from kubectl_adapter.kubectl.config import ClusterConfig
 from kubectl_adapter.kubectl.runner import KubectlRunner
@@ -133,11 +134,11 @@ def test_first_read_is_what_each_operation_reads_first() -> None:
         ("delete", "ns/web-1"): commands.get_deployment("web-1"),
     }
     for argv, read in cases.items():
-        assert cli._first_read(parser.parse_args(list(argv)), None) == (read, "ns"), argv
+        assert dispatch.first_read(parser.parse_args(list(argv)), None) == (read, "ns"), argv
     for argv in (("start", "ns/web-1"), ("stop", "ns/web-1"), ("--dry-run", "describe", "ns/x")):
         # Writes are never started ahead; a dry run runs no kubectl it does not print.
-        assert cli._first_read(parser.parse_args(list(argv)), None) is None, argv
-    assert cli._first_read(parser.parse_args(["status", "not a provider id"]), None) is None
+        assert dispatch.first_read(parser.parse_args(list(argv)), None) is None, argv
+    assert dispatch.first_read(parser.parse_args(["status", "not a provider id"]), None) is None
 
 
 def _sleeper(tmp_path: Path) -> Path:

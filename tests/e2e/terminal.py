@@ -36,9 +36,9 @@ def _drain(master: int, into: list[bytes]) -> None:
         into.append(chunk)
 
 
-def on_terminal(cluster: Cluster, *args: str, columns: int = 250) -> Seen:
-    """``kubectl-adapter ARGS`` with stdout and stderr on terminals (``TERM=xterm``)."""
-    argv = [
+def adapter_argv(cluster: Cluster, *args: str) -> list[str]:
+    """``kubectl-adapter ARGS`` against ``cluster``, as a process."""
+    return [
         sys.executable,
         "-m",
         "kubectl_adapter",
@@ -51,6 +51,31 @@ def on_terminal(cluster: Cluster, *args: str, columns: int = 250) -> Seen:
         WAIT_TIMEOUT,
         *args,
     ]
+
+
+def plugin_argv(cluster: Cluster, *args: str) -> list[str]:
+    """``kubectl adapter ARGS`` typed in bash: kubectl finds the plugin on PATH."""
+    import shlex
+
+    words = ["kubectl", "adapter", *adapter_argv(cluster, *args)[3:]]
+    return ["bash", "-c", shlex.join(words)]
+
+
+def plugin_env() -> dict[str, str]:
+    """PATH with this interpreter's bin first: ``kubectl-adapter`` is there."""
+    return {"PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}"}
+
+
+def on_terminal(
+    cluster: Cluster,
+    *args: str,
+    columns: int = 250,
+    argv: list[str] | None = None,
+    env: dict[str, str] | None = None,
+) -> Seen:
+    """``kubectl-adapter ARGS`` (or ``argv``) with stdout and stderr on terminals
+    (``TERM=xterm``)."""
+    argv = argv or adapter_argv(cluster, *args)
     terminals = [pty.openpty(), pty.openpty()]
     for _, slave in terminals:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
@@ -60,7 +85,7 @@ def on_terminal(cluster: Cluster, *args: str, columns: int = 250) -> Seen:
         stdout=terminals[0][1],
         stderr=terminals[1][1],
         cwd=ROOT,
-        env={**os.environ, "TERM": "xterm"},
+        env={**os.environ, "TERM": "xterm", **(env or {})},
     )
     chunks: list[list[bytes]] = [[], []]
     readers = []

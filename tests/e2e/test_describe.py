@@ -65,14 +65,14 @@ def test_a_crash_loop_shows_the_reason_restarts_last_exit_and_events(cluster: Cl
     )
     assert "Failing:\n  pod " in text and "Available     False" in text
 
-    document = ok(cluster.adapter("describe", pid))  # a pipe: JSON
+    document = ok(cluster.adapter("describe", pid, "-o", "json"))  # a pipe: text unless asked
     (main,) = document["pods"][0]["containers"]
     assert main["lastExit"]["exitCode"] == 1 and main["restartCount"] >= 1
 
 
 def test_an_image_pull_failure_shows_the_pull_message(cluster: Cluster) -> None:
     pid = failing(cluster, "desc-pull", pull_backoff, image="registry.example/does-not-exist:1")
-    document = ok(cluster.adapter("describe", pid))
+    document = ok(cluster.adapter("describe", pid, "-o", "json"))
     (main,) = document["pods"][0]["containers"]
     assert (main["state"], main["reason"]) == ("waiting", "ImagePullBackOff")
     assert "registry.example/does-not-exist:1" in main["message"]
@@ -104,7 +104,7 @@ def test_describe_runs_two_kubectl_commands(cluster: Cluster) -> None:
         ["get", "deployments,replicasets,pods"],
         ["get", "events"],
     ]
-    missing = cluster.adapter("-v", "describe", f"{cluster.namespace}/{name}-gone")
+    missing = cluster.adapter("-v", "describe", f"{cluster.namespace}/{name}-gone", "-o", "json")
     assert ok(missing)["snapshot"]["status"] == "missing"
     assert all("events" not in line for line in command_lines(missing.stderr))
 

@@ -149,6 +149,7 @@ OPERATIONS: dict[str, Operation] = {
     "reconfigure": Operation("reconfigure", "running"),
     "network": Operation("network", "running"),
     "check": Operation("check"),
+    "list --watch": Operation("list --watch"),  # a refused watch ends it: Forbidden
 }
 
 
@@ -362,6 +363,8 @@ def run_operation(sa: Identity, op: Operation, name: str, container_id: str) -> 
         return sa.adapter("reconfigure", pid, "--spec", "-", stdin=changed)
     if op.command in ("list", "check"):
         return sa.adapter(op.command)
+    if op.command == "list --watch":
+        return sa.adapter("list", "--watch")
     return sa.adapter(op.command, pid)
 
 
@@ -418,6 +421,24 @@ def test_lifecycle_as_the_service_account(
         for obj in added:
             fake.delete_object(f"{obj['kind'].lower()}s", None, obj["metadata"]["name"])
     proof_table.add("list nodes (clusterrole-nodes.yaml)", "nodes: Forbidden (exit 5)")
+
+    # list -A (issue 32): optional, cluster-wide; a Forbidden says what is missing
+    refused = sa.adapter("list", "-A")
+    assert (refused.code, refused.error_type) == (FORBIDDEN_EXIT, "Forbidden"), refused
+    message = refused.doc["error"]["message"]
+    assert message.startswith("list --all-namespaces needs list deployments (apps), "), message
+    assert "rbac/clusterrole-list-all.yaml" in message and "at the cluster scope" in message
+    assert refused.doc["error"]["details"]["role"] == "rbac/clusterrole-list-all.yaml"
+    added = fake.load_rbac(manifest("clusterrole-list-all.yaml", ns))
+    try:
+        assert ok("list", "-A")["items"] == []
+    finally:
+        for obj in added:
+            fake.delete_object(f"{obj['kind'].lower()}s", None, obj["metadata"]["name"])
+    proof_table.add(
+        "list deployments, replicasets, pods cluster-wide (clusterrole-list-all.yaml)",
+        "list -A: Forbidden (exit 5)",
+    )
 
 
 # -- 2. minimality --------------------------------------------------------------------------

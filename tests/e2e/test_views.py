@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from tests.e2e.conftest import Cluster, Result, spec
-from tests.e2e.terminal import on_terminal
+from tests.e2e.terminal import on_terminal, plugin_argv, plugin_env
 
 
 def ok(result: Result) -> Any:
@@ -83,3 +83,48 @@ def test_names_pipe_into_kubectl(cluster: Cluster) -> None:
     assert "no such deployment" in again.stderr
     refused = cluster.adapter("check", "-o", "name")
     assert refused.code == 2 and refused.stderr.startswith("Error (InvalidInput): check names")
+
+
+def test_a_terminal_gets_the_human_view_a_pipe_the_same_json(cluster: Cluster) -> None:
+    """Issue 32: on a terminal ``list``, ``status``, ``check`` and ``nodes`` printed about
+    150 lines of indented JSON; a pipe (Manager) still gets exactly the JSON it read."""
+    name, cid = cluster.workload("view-default")
+    pid = ok(cluster.adapter("create", "--spec", "-", stdin=spec(name, cid)))["providerId"]
+    listed = on_terminal(cluster, "list")
+    assert listed.code == 0, listed
+    assert row(listed.out, pid)["STATUS"] == "running"
+    status = on_terminal(cluster, "status", pid)
+    assert status.code == 0, status
+    assert row(status.out, pid)["READY"] == "1/1" and "{" not in status.out
+    check = on_terminal(cluster, "check")
+    assert check.out.startswith("OK:"), check
+    assert re.search(r"^VERB +RESOURCE +ALLOWED", check.out, re.M), check.out
+    nodes = on_terminal(cluster, "nodes")
+    assert nodes.code == 0 and nodes.out.split()[:2] == ["NAME", "STATUS"], nodes
+    json_on_terminal = on_terminal(cluster, "list", "-o", "json")
+    assert json_on_terminal.out.startswith('{\n  "items": [')  # asked for: still JSON
+    piped = cluster.adapter("list")
+    assert pid in [item["providerId"] for item in ok(piped)["items"]]
+    assert isinstance(ok(cluster.adapter("check")), dict)
+
+
+def test_describe_prints_its_text_on_a_pipe_too(cluster: Cluster) -> None:
+    name, cid = cluster.workload("view-describe")
+    pid = ok(cluster.adapter("create", "--spec", "-", stdin=spec(name, cid)))["providerId"]
+    piped = cluster.adapter("describe", pid)
+    assert piped.code == 0 and str(piped.doc).startswith(f"Name:          {name}\n"), piped
+    asked = cluster.adapter("describe", pid, "-o", "json")
+    assert ok(asked)["snapshot"]["providerId"] == pid
+
+
+def test_the_drift_pointer_names_the_command_as_it_was_typed(cluster: Cluster) -> None:
+    """Issue 32: run as ``kubectl adapter``, the pointer said ``kubectl-adapter describe``."""
+    name, cid = cluster.workload("view-plugin")
+    pid = ok(cluster.adapter("create", "--spec", "-", stdin=spec(name, cid)))["providerId"]
+    cluster.kubectl("set", "image", f"deployment/{name}", "main=nginx:1.27")
+    typed = plugin_argv(cluster, "status", pid)
+    seen = on_terminal(cluster, argv=typed, env=plugin_env())
+    assert seen.code == 0, seen
+    assert f"{pid} drifted from what Manager applied: kubectl adapter describe {pid}" in seen.err
+    direct = on_terminal(cluster, "status", pid)
+    assert f"kubectl-adapter describe {pid} shows what changed" in direct.err

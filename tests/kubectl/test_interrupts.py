@@ -59,7 +59,7 @@ def test_a_signal_while_the_cli_imports_the_provider_waits_for_the_import(
     import sys
     import types
 
-    from kubectl_adapter.cli import app
+    from kubectl_adapter.cli import app, dispatch
 
     finished: list[bool] = []
 
@@ -73,9 +73,9 @@ def test_a_signal_while_the_cli_imports_the_provider_waits_for_the_import(
 
     monkeypatch.setitem(sys.modules, "kubectl_adapter.operations.provider", Importing("p"))
     args = app.build_parser().parse_args(["-n", "testns", "status", "testns/web-1"])
-    runner = KubectlRunner(app._config(args))
+    runner = KubectlRunner(dispatch.config_of(args))
     with interrupts.interrupting(), pytest.raises(interrupts.Signalled):
-        app._provider(args, runner)
+        dispatch.provider_of(args, runner)
     assert finished == [True]  # the import ran to its end before the signal was raised
 
 

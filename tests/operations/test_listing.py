@@ -236,3 +236,77 @@ def test_namespace_check_failing_otherwise_is_the_typed_error(
     )
     code, document = _run_list(capsys)
     assert (code, document["error"]["type"]) == (8, "Unavailable")
+
+
+# -- querying like kubectl: -l, -A (issue 32) -------------------------------------------------
+
+ALL = ["kubectl", "-n", "nons", "--request-timeout", "10s", "get", "deployments,replicasets,pods"]
+LIST_ALL_FORBIDDEN = (
+    "Error from server (Forbidden): deployments.apps is forbidden: User "
+    '"system:serviceaccount:nons:opensource-server-manager" cannot list resource "deployments" '
+    'in API group "apps" at the cluster scope\n'
+)
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+def test_a_selector_narrows_manager_s_own_in_the_same_one_call(
+    fp: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    selector = "org.mieweb.opensource-server.managed=true,team=ops,tier in (a,b)"
+    fp.register([*ALL, "-l", selector, "-o", "json", "--show-managed-fields", "-v=6"],
+                stdout=kubectl_list(_objects()))  # fmt: skip
+    from kubectl_adapter.cli.app import main
+
+    assert main(["-n", "nons", "list", "-l", "team=ops,tier in (a,b)"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["items"]) == 3
+    assert len(fp.calls) == 1
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+def test_all_namespaces_is_one_call_and_an_empty_answer_needs_no_namespace(
+    fp: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    every = [*ALL, "--all-namespaces", "-l", "org.mieweb.opensource-server.managed=true"]
+    fp.register([*every, "-o", "json", "--show-managed-fields", "-v=6"], stdout=kubectl_list([]))
+    from kubectl_adapter.cli.app import main
+
+    assert main(["-n", "nons", "list", "-A"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"items": []}
+    assert len(fp.calls) == 1  # no `get namespace`
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+def test_all_namespaces_refused_says_what_is_missing(
+    fp: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fp.register([*ALL, "--all-namespaces", "-l", "org.mieweb.opensource-server.managed=true",
+                 "-o", "json", "--show-managed-fields", "-v=6"],
+                returncode=1, stderr=LIST_ALL_FORBIDDEN)  # fmt: skip
+    from kubectl_adapter.cli.app import main
+
+    assert main(["-n", "nons", "list", "-A"]) == 5
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["type"] == "Forbidden"
+    assert error["message"].startswith(
+        "list --all-namespaces needs list deployments (apps), list replicasets (apps), list "
+        "pods at the cluster scope, which the namespaced Role does not grant (optional: "
+        "rbac/clusterrole-list-all.yaml, docs/rbac.md): "
+    )
+    assert 'cannot list resource "deployments"' in error["message"]  # kubectl's own words
+    assert error["details"]["missing"] == [
+        "list deployments (apps)",
+        "list replicasets (apps)",
+        "list pods",
+    ]
+
+
+@pytest.mark.parametrize("selector", ["", "a=b,,c", "team in (ops", "!!x", "a b", "=x"])
+def test_a_malformed_selector_is_refused_before_any_call(
+    fp: Any, capsys: pytest.CaptureFixture[str], selector: str
+) -> None:
+    from kubectl_adapter.cli.app import main
+
+    assert main(["-n", "nons", "list", "-l", selector]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["type"] == "InvalidInput" and error["details"]["field"] == "selector"
+    assert not fp.calls

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from pytest_subprocess import FakeProcess
 
 from kubectl_adapter.cli import app as cli
+from kubectl_adapter.cli import dispatch
 from kubectl_adapter.contract.errors import InvalidInput
 from kubectl_adapter.contract.naming import is_dns1123_label
 from kubectl_adapter.kubectl.bounds import MAX_SECONDS, default_deadline
@@ -121,7 +122,7 @@ def test_any_namespace_flag_is_a_dns_label_or_invalid_input(namespace: str) -> N
     assume(not namespace.startswith("-"))  # argparse would read it as an option
     args = cli.build_parser().parse_args(["-n", namespace, "list"])
     if is_dns1123_label(namespace):
-        cli._check_identity_flags(args)
+        dispatch.check_identity_flags(args)
     else:
         with pytest.raises(InvalidInput):
-            cli._check_identity_flags(args)
+            dispatch.check_identity_flags(args)

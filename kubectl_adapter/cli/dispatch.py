@@ -1,0 +1,309 @@
+"""One parsed command run against its node: the cluster configuration from the flags, the
+read started ahead, then the operation; returns the document ``app`` prints.
+
+Heavy modules are imported only by the commands that need them, so ``--help`` and
+``capabilities`` stay fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from time import monotonic
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..contract.errors import InvalidInput
+from ..kubectl.interrupts import deferred
+from .parser import build_parser
+
+if TYPE_CHECKING:
+    from ..contract.spec import ContainerSpec
+    from ..kubectl.config import ClusterConfig
+    from ..kubectl.runner import KubectlRunner
+    from ..operations.provider import KubernetesProvider
+    from .sorting import Key
+
+__all__ = [
+    "check_identity_flags",
+    "config_of",
+    "dump",
+    "first_read",
+    "provider_of",
+    "run_command",
+]
+
+
+def _deadline(args: argparse.Namespace) -> float:
+    """``--deadline``, else the default for this kind of command."""
+    from ..kubectl.bounds import DEFAULT_CALL_TIMEOUT, DEFAULT_WAIT_TIMEOUT, default_deadline
+
+    return float(
+        args.deadline
+        or default_deadline(
+            args.command,
+            timeout=args.timeout or DEFAULT_WAIT_TIMEOUT,
+            call_timeout=args.call_timeout or DEFAULT_CALL_TIMEOUT,
+            rollback=bool(getattr(args, "rollback_on_failure", False)),
+        )
+    )
+
+
+def check_identity_flags(args: argparse.Namespace) -> None:
+    """``--node-id`` and ``-n`` are checked like any other input, before any kubectl call."""
+    from ..contract.naming import DNS1123_RULE, LABEL_VALUE_RULE, is_dns1123_label, is_label_value
+
+    if args.node_id is not None and not is_label_value(args.node_id):
+        raise InvalidInput(f"--node-id {LABEL_VALUE_RULE}")
+    if args.namespace is not None and not is_dns1123_label(args.namespace):
+        raise InvalidInput(
+            f"-n/--namespace {args.namespace!r} {DNS1123_RULE}",
+            {"field": "namespace", "namespace": args.namespace},
+        )
+
+
+def config_of(args: argparse.Namespace) -> ClusterConfig:
+    from ..kubectl.bounds import DEFAULT_CALL_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WAIT_TIMEOUT
+    from ..kubectl.config import ClusterConfig
+
+    check_identity_flags(args)
+    return ClusterConfig(
+        kubeconfig=args.kubeconfig,
+        context=args.context,
+        namespace=args.namespace,
+        kubectl=args.kubectl,
+        timeout=args.timeout or DEFAULT_WAIT_TIMEOUT,
+        request_timeout=args.request_timeout or DEFAULT_REQUEST_TIMEOUT,
+        call_timeout=args.call_timeout or DEFAULT_CALL_TIMEOUT,
+        cache_dir=args.cache_dir,
+        node_id=args.node_id,
+        verbose=args.verbose,
+        dry_run=args.dry_run,
+        # A watch runs until it is stopped: only --deadline bounds it.
+        deadline=None if _watching(args) and not args.deadline else _deadline(args),
+        started=getattr(args, "started", None),
+    )
+
+
+def _watching(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "watch", False))
+
+
+class Streamed(NamedTuple):
+    """A command that wrote its own output as it ran (``--watch``): its exit code."""
+
+    code: int
+
+
+def check_query(args: argparse.Namespace) -> Key | None:
+    """``-l``, ``-A``, ``--sort-by`` and ``-w``, refused before anything runs when they mean
+    nothing; the sort key, if any."""
+    queried = [
+        flag
+        for flag, given in (
+            ("-l", getattr(args, "selector", None) is not None),
+            ("-A", getattr(args, "all_namespaces", False)),
+            ("-w", _watching(args)),
+        )
+        if given
+    ]
+    if args.dry_run and queried:
+        raise InvalidInput(
+            f"--dry-run plans the plain {args.command}: {', '.join(queried)} does not apply",
+            {"field": "dry-run"},
+        )
+    if getattr(args, "selector", None) is not None:
+        from ..contract.selectors import check_selector
+
+        check_selector(args.selector)
+    if getattr(args, "sort_by", None) is None:
+        return None
+    from .sorting import check_sort_by
+
+    return check_sort_by(args.command, args.sort_by)
+
+
+def provider_of(args: argparse.Namespace, runner: KubectlRunner) -> KubernetesProvider:
+    # Held while importing: a signal's exception surfacing inside an extension module's
+    # initialisation can abort the process (a panic, exit 1, no document); seen with
+    # pydantic-core when the provider still imported it, kept for whatever it imports next.
+    with deferred():
+        from ..operations.provider import KubernetesProvider
+
+    return KubernetesProvider(runner.config, runner)
+
+
+def first_read(
+    args: argparse.Namespace, spec: ContainerSpec | None
+) -> tuple[list[str], str] | None:
+    """The read each command starts with, when its arguments alone name it (a namespace is
+    needed: without ``-n`` the context's is looked up first). The operations run these same
+    commands (``kubectl.commands``); ``tests/cli/test_first_read.py`` holds them together."""
+    from ..contract.errors import AdapterError as Refused
+    from ..contract.naming import parse_provider_id
+    from ..kubectl import commands
+
+    command = args.command
+    if args.dry_run:
+        return None
+    if _watching(args):
+        return None  # its watches are its reads
+    if command == "list":
+        read = commands.list_workloads(
+            args.node_id, args.selector, all_namespaces=args.all_namespaces
+        )
+        return (read, args.namespace) if args.namespace or args.all_namespaces else None
+    if command == "create":
+        assert spec is not None
+        return (commands.get_deployment(spec.hostname), args.namespace) if args.namespace else None
+    if command in ("status", "describe", "network", "reconfigure", "delete"):
+        try:
+            pid = parse_provider_id(args.provider_id)
+        except Refused:
+            return None  # the operation says why, in its place
+        if command in ("status", "describe", "network"):
+            return commands.named_workload(pid.name), pid.namespace
+        return commands.get_deployment(pid.name), pid.namespace
+    return None
+
+
+def dump(value: Any) -> Any:
+    """The printed document: a list of outputs as ``{"items": [...]}``, an output as JSON."""
+    if isinstance(value, list):
+        return {"items": [dump(item) for item in value]}
+    to_json = getattr(value, "to_json", None)
+    return to_json() if callable(to_json) else value
+
+
+def run_command(args: argparse.Namespace) -> Any:
+    """Dispatch one parsed command; returns what is printed (str for render, else JSON)."""
+    command = args.command
+    check_identity_flags(args)
+    args.sort_key = check_query(args)
+    if command == "completion":
+        from .completion import script
+
+        return script(build_parser(), args.shell)
+    if command == "capabilities":
+        from ..contract.capabilities import CAPABILITIES
+
+        return dict(CAPABILITIES)
+    if command in ("render", "create", "reconfigure"):
+        from ..contract.spec import load_spec
+        from ..contract.spec_input import SPEC_WAIT_SECONDS
+
+        # Reading the spec counts towards the deadline too (a pipe may be slow to deliver).
+        started = getattr(args, "started", None)
+        left = _deadline(args) - (monotonic() - started) if started is not None else math.inf
+        spec = load_spec(args.spec, wait_seconds=max(0.01, min(SPEC_WAIT_SECONDS, left)))
+        if args.node_id is not None and spec.node_id != args.node_id:
+            # The workload would carry the spec's node ID: this node would never list it and
+            # would refuse to touch it, while the node the spec names does not know it.
+            raise InvalidInput(
+                f"spec nodeId {spec.node_id!r} differs from --node-id {args.node_id!r}: a node "
+                "only creates and reconfigures its own containers",
+                {"field": "nodeId", "spec": spec.node_id, "nodeId": args.node_id},
+            )
+    if command == "render":
+        # No provider (and so no pydantic): render is the start-up-critical command.
+        from ..rules.render import render_manifest
+
+        if args.namespace:
+            return render_manifest(spec, args.namespace)
+        from ..kubectl.runner import (
+            KubectlRunner,  # only to ask kubectl for the context's namespace
+        )
+
+        return render_manifest(spec, KubectlRunner(config_of(args)).context_namespace())
+    from ..kubectl.runner import KubectlRunner
+
+    runner = KubectlRunner(config_of(args))
+    spec_given = spec if command in ("create", "reconfigure") else None
+    try:
+        # The command's first read starts now: its kubectl runs while the operation's
+        # modules are imported. Killed on every way out if nothing took it.
+        opening = first_read(args, spec_given)
+        if opening is not None:
+            runner.open_read(opening[0], namespace=opening[1])
+        result = _on_node(args, runner, spec_given)
+    finally:
+        runner.close()
+    if args.sort_key is None or isinstance(result, Streamed):
+        return result
+    from .sorting import sort_items
+
+    return sort_items(dump(result), args.sort_key)
+
+
+def _on_node(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSpec | None) -> Any:
+    """The commands that talk to the cluster, on the node's runner."""
+    command = args.command
+    if _watching(args):
+        return _watch(args, runner)
+    if command == "list" and not args.dry_run:
+        # Manager's most frequent call: documents straight from the pure builders, without
+        # importing pydantic (the provider's list() validates the same documents).
+        from ..operations.listing import list_documents
+
+        namespace = "" if args.all_namespaces else runner.context_namespace()
+        documents = list_documents(
+            runner, namespace, args.node_id, args.selector, all_namespaces=args.all_namespaces
+        )
+        return {"items": documents}
+    provider = provider_of(args, runner)
+    if args.dry_run and command in ("list", "status", "describe", "network", "check", "nodes"):
+        return provider.read_plan(command, getattr(args, "provider_id", None))
+    if command == "create":
+        assert spec is not None
+        return provider.create(spec)
+    if command == "reconfigure":
+        assert spec is not None
+        return provider.reconfigure(
+            args.provider_id, spec, rollback_on_failure=args.rollback_on_failure
+        )
+    if command in ("start", "stop", "delete"):
+        operation = getattr(provider, command)
+        return operation(args.provider_id, container_id=args.container_id)
+    if command in ("status", "describe", "network"):
+        return getattr(provider, command)(args.provider_id)
+    if command == "list":
+        return provider.list()
+    if command == "check":
+        return provider.check()
+    if command == "nodes":
+        return provider.nodes()
+    raise InvalidInput(f"unknown command {command!r}")  # pragma: no cover - argparse stops it
+
+
+def _watch(args: argparse.Namespace, runner: KubectlRunner) -> Streamed:
+    """``list -w`` / ``status -w``: the feed written as it comes, until a signal ends it."""
+    import sys
+
+    from ..contract.naming import name_selector, parse_provider_id
+    from ..kubectl import commands
+    from ..operations.live import watch_snapshots
+    from .output import lost, stdout
+    from .parser import PROG
+    from .watching import FeedLost, WatchView
+
+    only = None
+    all_namespaces = False
+    if args.command == "status":
+        only = parse_provider_id(args.provider_id)
+        namespace: str | None = only.namespace
+        selector = name_selector(only.name)
+    else:
+        all_namespaces = args.all_namespaces
+        namespace = None if all_namespaces else runner.context_namespace()
+        selector = commands.workloads_selector(args.node_id, args.selector)
+    view = WatchView(
+        args.shown_format,
+        stdout(),
+        sys.stderr,
+        headers=not args.no_headers,
+        order=getattr(args, "sort_key", None),
+    )
+    try:
+        watch_snapshots(runner, namespace, selector, view, all_namespaces=all_namespaces, only=only)
+    except FeedLost as exc:  # the reader went away: the feed has no one to go to
+        return Streamed(lost(exc.cause, 0, f"the feed of {args.command} --watch", PROG))
+    raise AssertionError("a watch ends only by raising")  # pragma: no cover

@@ -1,0 +1,46 @@
+"""Who reads stdout decides the default view: a program (Manager) gets JSON, a person at a
+terminal gets what kubectl would print there.
+
+``list``, ``status``, ``check`` and ``nodes`` print their table on a terminal and JSON on a
+pipe (byte for byte what Manager always read); ``describe`` prints its text everywhere, as
+``kubectl describe`` does (``describe … | less`` and ``| grep`` are how people read it),
+unless ``-o json|yaml`` asks. A ``--dry-run`` plan stays JSON (``jq -r '.commands[]'``).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+__all__ = ["TERMINAL_TABLES", "default_format", "is_terminal", "shown_prog"]
+
+# The commands whose default on a terminal is their table (``tables.table``).
+TERMINAL_TABLES = frozenset({"list", "status", "check", "nodes"})
+
+
+def is_terminal(stream: Any) -> bool:
+    """A stdout that is closed or absent is no terminal."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # None (fd closed at start), or closed
+        return False
+
+
+def default_format(command: str, *, dry_run: bool, terminal: bool) -> str:
+    """The ``-o`` a command gets when none is given."""
+    if dry_run:
+        return "json"
+    if command == "describe" or (terminal and command in TERMINAL_TABLES):
+        return "table"
+    return "json"
+
+
+def shown_prog(prog: str) -> str:
+    """How a person typed this command, for the hints it prints: ``kubectl adapter`` when
+    kubectl ran it as its plugin, else ``prog``.
+
+    kubectl execs a plugin in its own process with its own environment and the plugin's
+    full path as argv[0], so nothing of kubectl's says so; the shell that started kubectl
+    does: bash and zsh put the program they ran in ``$_``, and a plugin inherits it."""
+    ran = os.path.basename(os.environ.get("_", ""))
+    return "kubectl adapter" if ran == "kubectl" else prog
