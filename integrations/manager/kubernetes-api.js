@@ -412,6 +412,21 @@ function roleHints(check) {
   });
 }
 
+/**
+ * What a nodes list keeps of a connection test (Manager's `lastConnectionTest`): when, whether
+ * it passed, one line of what it found, and the hints. The whole check document is not kept:
+ * the list needs the verdict; the form runs the test again.
+ */
+function connectionSummary(tested, at = new Date()) {
+  let summary;
+  if (!tested.check) summary = `${tested.error.name}: ${tested.error.message}`;
+  else if (tested.check.namespaceExists !== true) {
+    summary = `namespace ${tested.check.namespace} ${tested.check.namespaceExists === false ? 'does not exist' : 'cannot be read'}`;
+  } else if (tested.check.missingPermissions.length) summary = `missing permissions: ${tested.check.missingPermissions.join(', ')}`;
+  else summary = `Server ${tested.check.serverVersion}, namespace ${tested.check.namespace} exists`;
+  return { at: at.toISOString(), ok: tested.ok, summary, hints: tested.hints || [] };
+}
+
 /** The node's kubeNamespace, `default` when unset (#459); refused unless a DNS-1123 label. */
 function namespaceOf(node) {
   const value = node.kubeNamespace === undefined || node.kubeNamespace === null || node.kubeNamespace === ''
@@ -466,5 +481,6 @@ module.exports.KubernetesApi = KubernetesApi;
 module.exports.CAPABILITIES = CAPABILITIES;
 module.exports.createMayHaveWritten = createMayHaveWritten;
 module.exports.roleHints = roleHints;
+module.exports.connectionSummary = connectionSummary;
 module.exports.errors = errors;
 module.exports.spec = spec;

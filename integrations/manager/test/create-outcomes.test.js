@@ -143,3 +143,15 @@ test('roleHints: one line per missing permission, none when nothing is missing',
   assert.deepEqual(KubernetesApi.roleHints({ missingPermissions: [] }), []);
   assert.deepEqual(KubernetesApi.roleHints(null), []);
 });
+
+test('connectionSummary: the verdict a nodes list keeps, one line and the hints', () => {
+  const at = new Date('2026-12-02T05:00:00Z');
+  const check = { namespace: 'apps', namespaceExists: true, missingPermissions: [], serverVersion: 'v1.32.0' };
+  assert.deepEqual(KubernetesApi.connectionSummary({ ok: true, check, hints: [] }, at),
+    { at: '2026-12-02T05:00:00.000Z', ok: true, summary: 'Server v1.32.0, namespace apps exists', hints: [] });
+  const old = { ...check, missingPermissions: ['watch pods (core)'] };
+  assert.deepEqual(KubernetesApi.connectionSummary({ ok: false, check: old, hints: KubernetesApi.roleHints(old) }, at).summary, 'missing permissions: watch pods (core)');
+  assert.equal(KubernetesApi.connectionSummary({ ok: false, check: { ...check, namespaceExists: false } }, at).summary, 'namespace apps does not exist');
+  assert.equal(KubernetesApi.connectionSummary({ ok: false, check: { ...check, namespaceExists: null } }, at).summary, 'namespace apps cannot be read');
+  assert.equal(KubernetesApi.connectionSummary({ ok: false, check: null, error: { name: 'TlsVerificationError', message: 'x509' } }, at).summary, 'TlsVerificationError: x509');
+});

@@ -15,6 +15,8 @@
 
 const { providerIdOfTask } = require('../lib/spec');
 
+const { connectionSummary } = require('../kubernetes-api');
+
 class UniqueConstraintError extends Error {}
 
 /** Container rows with Manager's unique indexes ((nodeId, containerId), (siteId, hostname), ...). */
@@ -162,20 +164,6 @@ function serializeNode(n) {
     kubeNamespace: n.kubeNamespace || null, waitTimeout: n.waitTimeout || null,
     lastConnectionTest: n.lastConnectionTest || null,
   };
-}
-
-/**
- * What the nodes list keeps of a connection test (the new `lastConnectionTest` column): when,
- * whether it passed, one line of what it found, and what to do (the client's roleHints). The
- * check's whole document is not stored: the list needs the verdict, the form re-runs the test.
- */
-function connectionSummary(tested, at = new Date()) {
-  let summary;
-  if (tested.error && !tested.check) summary = `${tested.error.name}: ${tested.error.message}`;
-  else if (!tested.check.namespaceExists) summary = `namespace ${tested.check.namespace} ${tested.check.namespaceExists === false ? 'does not exist' : 'cannot be read'}`;
-  else if (tested.check.missingPermissions.length) summary = `missing permissions: ${tested.check.missingPermissions.join(', ')}`;
-  else summary = `Server ${tested.check.serverVersion}, namespace ${tested.check.namespace} exists`;
-  return { at: at.toISOString(), ok: tested.ok, summary, hints: tested.hints || [] };
 }
 
 /**
@@ -668,5 +656,5 @@ class ManagerSim {
 
 module.exports = {
   ManagerSim, ContainerTable, RouteError, UniqueConstraintError, parseArgs, RESOURCE_DEFAULTS, validateNodeInput, serializeNode,
-  connectionSummary, creationJobOf,
+  creationJobOf,
 };
