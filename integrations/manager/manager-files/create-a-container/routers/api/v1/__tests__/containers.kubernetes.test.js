@@ -15,12 +15,15 @@ const { resetDb, closeDb, createUser, createApiKey } = require('../../../../test
 const { Container, Job, JobStatus, Node, Site } = require('../../../../models');
 
 const PROVIDER_ID = 'apps/web-old';
+// Someone ran `kubectl set image` on it: the adapter's `list` says so (docs/lifecycle.md).
+const CHANGE = { what: 'image', change: 'changed', path: 'spec.template.spec.containers[name=main].image', name: null, by: ['kubectl-set'], value: 'nginx:1.28' };
+const DRIFT = { state: 'drifted', changes: [CHANGE], summary: 'image changed to nginx:1.28 by kubectl-set', restored: [] };
 
 function standInAdapter(dir) {
   const file = path.join(dir, 'kubectl-adapter');
   const running = {
     providerId: PROVIDER_ID, name: 'web-old', namespace: 'apps', status: 'running', message: '1/1 available',
-    containerId: 'PLACEHOLDER', nodeId: 'PLACEHOLDER', replicas: 1, readyReplicas: 1, ipv4Address: '10.244.0.5', ephemeralIp: true, drift: null,
+    containerId: 'PLACEHOLDER', nodeId: 'PLACEHOLDER', replicas: 1, readyReplicas: 1, ipv4Address: '10.244.0.5', ephemeralIp: true, drift: DRIFT,
   };
   fs.writeFileSync(file, `#!${process.execPath}
 const argv = process.argv.slice(2);
@@ -66,7 +69,7 @@ describe('a Kubernetes container whose create failed after its apply', () => {
 
   const url = (suffix = '') => `/api/v1/sites/${site.id}/containers${suffix}`;
 
-  test('the JSON says Running, the node type, the failed job\'s headline, and offers the retry', async () => {
+  test('the JSON says Running, the node type, the failed job\'s headline, the drift, and offers the retry', async () => {
     const list = await request(app).get(url()).set(...bearer(ownerKey));
     expect(list.status).toBe(200);
     const shown = list.body.data.find((c) => c.id === row.id);
@@ -74,8 +77,10 @@ describe('a Kubernetes container whose create failed after its apply', () => {
       status: 'running', nodeType: 'kubernetes', canRetryCreate: true,
       creationJob: { id: failedJob.id, status: 'failure', headline: 'Container creation failed: pods is forbidden: User "old" cannot watch resource "pods"' },
     });
+    expect(shown.drift).toEqual({ state: 'drifted', summary: DRIFT.summary, changes: [CHANGE] });
     const one = await request(app).get(url(`/${row.id}`)).set(...bearer(ownerKey));
     expect(one.body.data.creationJob.headline).toBe(shown.creationJob.headline);
+    expect(one.body.data.drift).toEqual(shown.drift);
   });
 
   test('retry-create queues the same job for the same row; a second retry is refused', async () => {
@@ -99,5 +104,7 @@ describe('a Kubernetes container whose create failed after its apply', () => {
     const retry = await request(app).post(url(`/${guest.id}/retry-create`)).set(...bearer(ownerKey));
     expect(retry.status).toBe(409);
     expect(retry.body.error.code).toBe('retry_unsupported');
+    const shown = (await request(app).get(url(`/${guest.id}`)).set(...bearer(ownerKey))).body.data;
+    expect(shown.drift).toBeNull();
   });
 });
