@@ -107,4 +107,24 @@ describe('a Kubernetes container whose create failed after its apply', () => {
     const shown = (await request(app).get(url(`/${guest.id}`)).set(...bearer(ownerKey))).body.data;
     expect(shown.drift).toBeNull();
   });
+
+  test('PUT restore queues the reconfigure job and keeps env and entrypoint; restart asks a Kubernetes node to roll out', async () => {
+    await row.update({ environmentVars: JSON.stringify({ MODE: 'prod' }), entrypoint: 'nginx -g "daemon off;"' });
+    const restore = await request(app).put(url(`/${row.id}`)).set(...bearer(ownerKey)).send({ restore: true });
+    expect(restore.status).toBe(200);
+    const restoreJob = await Job.findByPk(restore.body.data.jobId);
+    expect(restoreJob.command).toBe(`node bin/reconfigure-container.js --container-id=${row.id}`);
+    await row.reload();
+    expect([row.environmentVars, row.entrypoint]).toEqual([JSON.stringify({ MODE: 'prod' }), 'nginx -g "daemon off;"']);
+    const restart = await request(app).put(url(`/${row.id}`)).set(...bearer(ownerKey)).send({ restart: 'true' });
+    expect((await Job.findByPk(restart.body.data.jobId)).command).toBe(`node bin/reconfigure-container.js --container-id=${row.id} --restart=true`);
+  });
+
+  test('PUT restart on another node type keeps today\'s job command', async () => {
+    const dummy = await Node.create({ name: 'dummy-2', nodeType: 'dummy', siteId: site.id });
+    const guest = await Container.create({ hostname: 'guest2', username: 'alice', nodeId: dummy.id, siteId: site.id, containerId: '100123' });
+    const restart = await request(app).put(url(`/${guest.id}`)).set(...bearer(ownerKey)).send({ restart: true });
+    expect(restart.status).toBe(200);
+    expect((await Job.findByPk(restart.body.data.jobId)).command).toBe(`node bin/reconfigure-container.js --container-id=${guest.id}`);
+  });
 });
