@@ -27,6 +27,12 @@ function standInAdapter(dir) {
   };
   fs.writeFileSync(file, `#!${process.execPath}
 const argv = process.argv.slice(2);
+require('fs').appendFileSync(${JSON.stringify(path.join(dir, 'calls.log'))}, JSON.stringify(argv) + '\\n');
+if (argv.includes('delete')) {
+  const id = argv[argv.indexOf('delete') + 1];
+  process.stdout.write(JSON.stringify({ providerId: id, deleted: false, alreadyMissing: true }));
+  process.exit(0);
+}
 if (argv.includes('list')) { process.stdout.write(JSON.stringify({ items: [${JSON.stringify(running)}] })); process.exit(0); }
 process.stdout.write(JSON.stringify({ error: { type: 'InternalError', message: 'unplanned ' + argv.join(' ') } }));
 process.exit(1);
@@ -120,11 +126,34 @@ describe('a Kubernetes container whose create failed after its apply', () => {
     expect((await Job.findByPk(restart.body.data.jobId)).command).toBe(`node bin/reconfigure-container.js --container-id=${row.id} --restart=true`);
   });
 
-  test('PUT restart on another node type keeps today\'s job command', async () => {
+  test('DELETE keeps the row when the node cannot say what it deleted (502), even with a non-admin ?force=true', async () => {
+    for (const suffix of [`/${row.id}`, `/${row.id}?force=true`]) {
+      const gone = await request(app).delete(url(suffix)).set(...bearer(ownerKey));
+      expect(gone.status).toBe(502);
+      expect(gone.body.error.code).toBe('node_delete_failed');
+    }
+    expect(await Container.findByPk(row.id)).not.toBeNull();
+  });
+
+  test('DELETE of a row that never got its provider ID deletes the Deployment the row implies', async () => {
+    const node = await Node.findOne({ where: { name: 'k8s-1' } });
+    const orphan = await Container.create({ hostname: 'web-new', username: 'alice', template: 'nginx:latest', nodeId: node.id, siteId: site.id });
+    const gone = await request(app).delete(url(`/${orphan.id}`)).set(...bearer(ownerKey));
+    expect(gone.status).toBe(200);
+    expect(await Container.findByPk(orphan.id)).toBeNull();
+    const calls = fs.readFileSync(path.join(tmp, 'calls.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const del = calls.find((argv) => argv.includes('delete'));
+    expect(del.slice(del.indexOf('delete'))).toEqual(['delete', 'apps/web-new', '--container-id', String(orphan.id)]);
+  });
+
+  test('PUT restart and DELETE on another node type keep today\'s job command and outcome', async () => {
     const dummy = await Node.create({ name: 'dummy-2', nodeType: 'dummy', siteId: site.id });
     const guest = await Container.create({ hostname: 'guest2', username: 'alice', nodeId: dummy.id, siteId: site.id, containerId: '100123' });
     const restart = await request(app).put(url(`/${guest.id}`)).set(...bearer(ownerKey)).send({ restart: true });
     expect(restart.status).toBe(200);
     expect((await Job.findByPk(restart.body.data.jobId)).command).toBe(`node bin/reconfigure-container.js --container-id=${guest.id}`);
+    // and its DELETE is today's: the row goes
+    expect((await request(app).delete(url(`/${guest.id}`)).set(...bearer(ownerKey))).status).toBe(200);
+    expect(await Container.findByPk(guest.id)).toBeNull();
   });
 });
