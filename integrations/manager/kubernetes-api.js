@@ -134,7 +134,8 @@ class KubernetesApi {
 
   /**
    * The node form's connection test: `check`, and the node list when the check passed.
-   * Always resolves, with what a form shows: `{ok, check, nodes, error}`; `error` is the
+   * Always resolves, with what a form shows: `{ok, check, nodes, error, hints}` (`hints`:
+   * roleHints, what to do about each permission the node's Role lacks); `error` is the
    * typed failure as plain data (`name`, `type`, `reason`, `message`, `retryable`), for
    * `check` itself or, with `ok` still true, for the optional node list. Messages come
    * from the adapter, which redacts tokens, keys and certificates; the kubeconfig's
@@ -145,13 +146,14 @@ class KubernetesApi {
     try {
       check = await this.check();
     } catch (error) {
-      return { ok: false, check: null, nodes: null, error: errors.toPlain(error) };
+      return { ok: false, check: null, nodes: null, error: errors.toPlain(error), hints: [] };
     }
-    if (!check.ok) return { ok: false, check, nodes: null, error: null };
+    const hints = roleHints(check);
+    if (!check.ok) return { ok: false, check, nodes: null, error: null, hints };
     try {
-      return { ok: true, check, nodes: await this.nodes(), error: null };
+      return { ok: true, check, nodes: await this.nodes(), error: null, hints };
     } catch (error) {
-      return { ok: true, check, nodes: null, error: errors.toPlain(error) };
+      return { ok: true, check, nodes: null, error: errors.toPlain(error), hints };
     }
   }
 
@@ -173,13 +175,16 @@ class KubernetesApi {
    * Manager stores in Container.containerId.
    *
    * Every create failure carries `orphanProviderId`: the provider ID when a Deployment of this
-   * container may exist on the cluster, else null. On a first run (`options.vmid` empty) a
-   * failure after the Deployment may exist (rollout failed, timeout, API lost, unknown
-   * failure) is cleaned up first (guarded by containerId): null then says the cleanup removed
-   * it or nothing was applied. On a re-run (`options.vmid` is the row's stored provider ID) an
-   * earlier run's Deployment may be there whatever this run did, so nothing is cleaned up and
-   * `orphanProviderId` is always that ID. Manager stores it when it is not null and never
-   * stores null over a provider ID.
+   * container may exist on the cluster, else null. Whether it may exist is decided by what the
+   * adapter says happened, whatever the error's class (createMayHaveWritten): only a failure
+   * marked "nothing sent" (`details.applied: false` or `details.writeSent: false`) wrote
+   * nothing. On a first run (`options.vmid` empty) any other failure is cleaned up first
+   * (guarded by containerId), except one whose create may have completed (Interrupted, an
+   * answer lost): its ID is kept. null then says the cleanup removed it or nothing was sent.
+   * On a re-run (`options.vmid` is the row's stored provider ID) an earlier run's Deployment
+   * may be there whatever this run did, so nothing is cleaned up and `orphanProviderId` is
+   * always that ID. Manager stores it when it is not null and never stores null over a
+   * provider ID.
    *
    * Called again for a container whose Deployment exists (it carries this Container.id's
    * labels), the create applies the same spec onto it and waits: it converges. A Deployment
@@ -203,11 +208,11 @@ class KubernetesApi {
       await this.cli.run(['create', '--spec', '-'], JSON.stringify(body));
     } catch (error) {
       error.orphanProviderId = null;
+      const written = createMayHaveWritten(error);
       // A re-run: the earlier run's Deployment may exist; this one is not to delete it.
       if (rerun) error.orphanProviderId = providerId;
-      // Stopped from outside (Manager cancelled the job): no cleanup now, keep pointing at it.
-      else if (mayHaveCreated(error) && error.type === 'Interrupted') error.orphanProviderId = providerId;
-      else if (mayHaveCreated(error)) await this.cleanUpFailedCreate(providerId, body.containerId, error);
+      else if (written === 'outcome-unknown') error.orphanProviderId = providerId;
+      else if (written) await this.cleanUpFailedCreate(providerId, body.containerId, error);
       throw error;
     }
     return spec.task('create', providerId);
@@ -376,13 +381,50 @@ class KubernetesApi {
 }
 
 /**
- * Failures after which the Deployment may exist although create did not succeed. The adapter
- * marks a failure before its apply (`details.applied: false`): nothing was sent, nothing to
- * clean up or keep.
+ * Whether a failed create may have written the Deployment, decided by what the adapter says
+ * happened, never by the error's class: a Forbidden watch after the apply, a NotFound from a
+ * concurrent delete or an answer lost in flight all leave a Deployment behind. Only a failure
+ * that says nothing was sent (`details.applied: false` from create's read step,
+ * `details.writeSent: false` from a write stopped before it left, or the client's own
+ * "the adapter never ran") is `false`. Anything else, a missing or unknown marker included,
+ * may have written: `true`, or `'outcome-unknown'` when the create may well have completed
+ * (stopped from outside, or its answer lost): then nothing is cleaned up (the work is not
+ * undone, docs/cli.md) and the ID is kept for a retry to converge on.
  */
-function mayHaveCreated(error) {
-  if (error.details && error.details.applied === false) return false;
-  return ['RolloutFailed', 'Timeout', 'Unavailable', 'InternalError', 'Interrupted'].includes(error.type);
+function createMayHaveWritten(error) {
+  const details = error.details || {};
+  if (details.applied === false || details.writeSent === false) return false;
+  if (error.type === 'Interrupted' || error.type === 'OutputFailed') return 'outcome-unknown';
+  return true;
+}
+
+/**
+ * What the admin should do about each namespaced permission `check` found missing, in the words
+ * the nodes list and the node form show: a node set up before a version that needs more (the
+ * Pods' watch since issue 24) fails every create until its Role is applied again.
+ * `missingPermissions` labels read "watch pods (core)": verb, resource, group.
+ */
+function roleHints(check) {
+  const missing = (check && check.missingPermissions) || [];
+  return missing.map((label) => {
+    const [verb, resource] = String(label).split(' ');
+    return `this node's Role lacks ${verb} on ${resource}: apply rbac/role.yaml again`;
+  });
+}
+
+/**
+ * What a nodes list keeps of a connection test (Manager's `lastConnectionTest`): when, whether
+ * it passed, one line of what it found, and the hints. The whole check document is not kept:
+ * the list needs the verdict; the form runs the test again.
+ */
+function connectionSummary(tested, at = new Date()) {
+  let summary;
+  if (!tested.check) summary = `${tested.error.name}: ${tested.error.message}`;
+  else if (tested.check.namespaceExists !== true) {
+    summary = `namespace ${tested.check.namespace} ${tested.check.namespaceExists === false ? 'does not exist' : 'cannot be read'}`;
+  } else if (tested.check.missingPermissions.length) summary = `missing permissions: ${tested.check.missingPermissions.join(', ')}`;
+  else summary = `Server ${tested.check.serverVersion}, namespace ${tested.check.namespace} exists`;
+  return { at: at.toISOString(), ok: tested.ok, summary, hints: tested.hints || [] };
 }
 
 /** The node's kubeNamespace, `default` when unset (#459); refused unless a DNS-1123 label. */
@@ -437,5 +479,8 @@ async function effectiveEnv(container, delta) {
 module.exports = KubernetesApi;
 module.exports.KubernetesApi = KubernetesApi;
 module.exports.CAPABILITIES = CAPABILITIES;
+module.exports.createMayHaveWritten = createMayHaveWritten;
+module.exports.roleHints = roleHints;
+module.exports.connectionSummary = connectionSummary;
 module.exports.errors = errors;
 module.exports.spec = spec;

@@ -10,6 +10,8 @@ const { ConfigurationError, EXIT_CODES, InternalError, OutputLostError, WaitTime
 
 const DEFAULT_PROCESS_TIMEOUT_MS = 15 * 60 * 1000;
 const KILL_GRACE_MS = 10 * 1000;
+/** The adapter never started: it cannot have written anything (docs/cli.md's `writeSent`). */
+const NOTHING_RAN = Object.freeze({ writeSent: false });
 
 class AdapterCli {
   /**
@@ -42,7 +44,7 @@ class AdapterCli {
       try {
         child = spawn(this.executable, argv, { stdio: ['pipe', 'pipe', 'pipe'] });
       } catch (e) {
-        reject(new ConfigurationError('ConfigurationError', `cannot run ${this.executable}: ${e.message}`, {}, 9));
+        reject(new ConfigurationError('ConfigurationError', `cannot run ${this.executable}: ${e.message}`, { ...NOTHING_RAN }, 9));
         return;
       }
       let out = '';
@@ -67,7 +69,7 @@ class AdapterCli {
         clearTimeout(timer);
         if (killer) clearTimeout(killer);
         if (spawnError) {
-          reject(new ConfigurationError('ConfigurationError', `cannot run ${this.executable}: ${spawnError.message}`, {}, 9));
+          reject(new ConfigurationError('ConfigurationError', `cannot run ${this.executable}: ${spawnError.message}`, { ...NOTHING_RAN }, 9));
           return;
         }
         if (timedOut) {

@@ -96,6 +96,13 @@ test('the API lost right after the apply: the row keeps the provider ID and a re
   assert.ok(uid);
   // The cluster carried on: the Deployment is this container's and runs.
   assert.equal((await manager.statuses()).get(row.id), 'running');
+  // The container JSON says so beside "Running": the failed job's headline and the retry.
+  const shown = (await manager.listContainers()).find((c) => c.id === row.id);
+  assert.equal(shown.status, 'running');
+  assert.equal(shown.nodeType, 'kubernetes');
+  assert.equal(shown.canRetryCreate, true);
+  assert.equal(shown.creationJob.status, 'failure');
+  assert.match(shown.creationJob.headline, /^Container creation failed: /);
   // Manager's way out: its retry route queues the same create job for this row, and the job
   // applies the same spec onto the Deployment (its labels carry this row's ID).
   const retry = await manager.retryCreate(row.id);
@@ -108,6 +115,8 @@ test('the API lost right after the apply: the row keeps the provider ID and a re
   assert.deepEqual(again.calls, ['createLxc', 'waitForTask']);
   assert.equal(await cluster.deploymentUid(row.containerId), uid, 'the same Deployment, not a new one');
   assert.deepEqual(manager.jobs.filter((j) => j.command === job.command).map((j) => j.status), ['failure', 'success']);
+  const retried = (await manager.listContainers()).find((c) => c.id === row.id);
+  assert.deepEqual([retried.canRetryCreate, retried.creationJob.status, retried.creationJob.headline], [false, 'success', null]);
   await scenario.assertNoOrphans();
   // A create that succeeded is not retried.
   const refused = await manager.retryCreate(row.id).catch((e) => e);

@@ -134,7 +134,8 @@ test('drift: the container JSON says what changed outside Manager; a reconfigure
   const { row, job } = await scenario.createAndRun({ hostname: 'drifty', template: 'nginx:latest' });
   assert.equal(job.status, 'success', job.output.join('\n'));
   const listed = () => manager.listContainers().then((all) => all.find((c) => c.id === row.id));
-  assert.deepEqual(await listed(), { id: row.id, hostname: 'drifty', nodeId: scenario.k8s.id, containerId: row.containerId, status: 'running', drift: { state: 'in-sync', summary: '', changes: [] } });
+  assert.deepEqual(await listed(), { id: row.id, hostname: 'drifty', nodeId: scenario.k8s.id, containerId: row.containerId, status: 'running', drift: { state: 'in-sync', summary: '', changes: [] },
+    nodeType: 'kubernetes', creationJob: { id: job.id, status: 'success', headline: null }, canRetryCreate: false });
 
   await scenario.cluster.setImage(row.containerId, 'nginx:1.28');
   const drifted = await listed();
@@ -154,4 +155,30 @@ test('drift: the container JSON says what changed outside Manager; a reconfigure
   assert.equal((await manager.listContainers()).find((c) => c.id === other.id).drift, null);
   other.destroy();
   await scenario.assertNoOrphans();
+});
+
+test('an upgraded node whose Role lacks watch on pods: the nodes list shows its context, namespace and what to apply', STEP, async () => {
+  const { cluster } = scenario;
+  const user = await cluster.addUser('upgraded', cluster.namespace);
+  await cluster.grantRole('upgraded', (text) => text.replace(/(resources: \["pods"\]\n\s+verbs: )\["list", "watch"\]/, '$1["list"]'));
+  const node = manager.postNode(5, {
+    name: 'k8s-old', nodeType: 'kubernetes', kubeconfigPath: cluster.kubeconfig, kubeContext: user.context,
+    kubeNamespace: cluster.namespace, waitTimeout: '20',
+  }).body;
+  const listed = () => manager.listNodes(5).body.find((n) => n.id === node.id);
+  assert.deepEqual([listed().kubeContext, listed().kubeNamespace, listed().lastConnectionTest], [user.context, cluster.namespace, null]);
+
+  // The form's Test connection on the saved node: its verdict is kept for the list.
+  const tested = (await manager.testNodeConnection(5, { ...node, id: node.id })).body;
+  assert.deepEqual(tested.hints, ["this node's Role lacks watch on pods: apply rbac/role.yaml again"]);
+  const last = listed().lastConnectionTest;
+  assert.equal(last.ok, false);
+  assert.equal(last.summary, 'missing permissions: watch pods (core)');
+  assert.deepEqual(last.hints, tested.hints);
+  assert.ok(!Number.isNaN(Date.parse(last.at)));
+
+  // A working node's verdict reads as the form shows it.
+  const good = (await manager.testNodeConnection(1, { ...scenario.k8s, id: scenario.k8s.id })).body;
+  assert.equal(good.ok, true);
+  assert.match(manager.listNodes(1).body.find((n) => n.id === scenario.k8s.id).lastConnectionTest.summary, /^Server v1\.\d+\.\d+, namespace nodesns exists$/);
 });

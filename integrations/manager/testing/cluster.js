@@ -131,6 +131,32 @@ class FakeCluster {
     });
   }
 
+  /**
+   * Grant user `name` in this namespace the project's Role as an earlier version shipped it:
+   * rbac/role.yaml with `edit(text)` applied (e.g. without `watch` on pods, as before issue 24),
+   * bound to the user. Applied with the admin's kubectl, as an operator would.
+   */
+  grantRole(name, edit = (text) => text) {
+    const role = edit(fs.readFileSync(path.join(ROOT, 'rbac', 'role.yaml'), 'utf8'))
+      .replace(/namespace: manager$/m, `namespace: ${this.namespace}`)
+      .replace(/name: opensource-server-manager$/m, `name: role-${name}`);
+    const binding = [
+      'apiVersion: rbac.authorization.k8s.io/v1', 'kind: RoleBinding',
+      `metadata: {name: role-${name}, namespace: ${this.namespace}}`,
+      `roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: role-${name}}`,
+      `subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: ${name}}]`,
+    ].join('\n');
+    return new Promise((resolve, reject) => {
+      const child = execFile(
+        'kubectl',
+        ['--kubeconfig', this.kubeconfig, '--context', this.context, '--cache-dir', this.freshCache(), 'apply', '-f', '-'],
+        { timeout: 30_000 },
+        (error, stdout, stderr) => (error ? reject(new Error(`kubectl apply failed: ${stderr}`)) : resolve(stdout)),
+      );
+      child.stdin.end(`${role}\n---\n${binding}\n`);
+    });
+  }
+
   /** The stored Deployment's metadata.uid (null when there is none). */
   async deploymentUid(providerId) {
     const [namespace, name] = providerId.split('/');

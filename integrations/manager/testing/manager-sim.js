@@ -15,6 +15,8 @@
 
 const { providerIdOfTask } = require('../lib/spec');
 
+const { connectionSummary } = require('../kubernetes-api');
+
 class UniqueConstraintError extends Error {}
 
 /** Container rows with Manager's unique indexes ((nodeId, containerId), (siteId, hostname), ...). */
@@ -160,7 +162,20 @@ function serializeNode(n) {
     id: n.id, name: n.name, nodeType: n.nodeType, siteId: n.siteId, apiUrl: n.apiUrl || null, tokenId: n.tokenId || null,
     hasSecret: !!n.secret, kubeconfigPath: n.kubeconfigPath || null, kubeContext: n.kubeContext || null,
     kubeNamespace: n.kubeNamespace || null, waitTimeout: n.waitTimeout || null,
+    lastConnectionTest: n.lastConnectionTest || null,
   };
+}
+
+/**
+ * The creation job's state for the container JSON (`creationJob`): the page shows a failed
+ * job's headline beside the status, and offers "Retry create" when `canRetryCreate`.
+ */
+function creationJobOf(job) {
+  if (!job) return null;
+  if (job.status !== 'failure') return { id: job.id, status: job.status, headline: null };
+  // The job's own "... failed: <message>" line, else its last line (Manager's JobStatus rows).
+  const headline = [...job.output].reverse().find((line) => / failed: /.test(line)) || job.output[job.output.length - 1] || null;
+  return { id: job.id, status: job.status, headline };
 }
 
 /** The drift Manager shows for a row: its clusterResources entry's, when the node reports one. */
@@ -286,7 +301,19 @@ class ManagerSim {
     }
     const node = { id: body.id || 0, name: body.name || 'new-node', siteId, ...values };
     const client = this.clients[node.nodeType].create(node);
-    return { status: 200, body: await client.connectionTest() };
+    const tested = await client.connectionTest();
+    // A saved node's verdict is kept for the nodes list (the values tested are the form's).
+    const saved = body.id ? this.node(Number(body.id)) : null;
+    if (saved) saved.lastConnectionTest = connectionSummary(tested);
+    return { status: 200, body: tested };
+  }
+
+  /**
+   * GET /sites/:siteId/nodes as changed: a Kubernetes node shows its context, namespace and
+   * last connection test (verdict, summary, hints) instead of IPv4 / API / credentials.
+   */
+  listNodes(siteId = 1) {
+    return { status: 200, body: this.nodes.filter((n) => n.siteId === siteId).map(serializeNode) };
   }
 
   // -- routes ---------------------------------------------------------------------------------
@@ -469,6 +496,13 @@ class ManagerSim {
     } catch (err) {
       // The provider ID when something may exist on the cluster; a failure never erases one.
       if (err.orphanProviderId) row.update({ containerId: err.orphanProviderId });
+      // A node whose Role lacks a permission fails every create until it is fixed: run the
+      // connection test once so the nodes list (and this job's log) says what to apply.
+      if (err.type === 'Forbidden' && typeof client.connectionTest === 'function') {
+        const summary = connectionSummary(await client.connectionTest());
+        node.lastConnectionTest = summary;
+        for (const hint of summary.hints) job.output.push(hint);
+      }
       throw err;
     }
     const vmid = caps.vmid ? null : providerIdOfTask(created);
@@ -587,10 +621,16 @@ class ManagerSim {
    */
   async listContainers() {
     const states = await this.containerStates();
-    return [...this.containers.rows.values()].map((row) => ({
-      id: row.id, hostname: row.hostname, nodeId: row.nodeId, containerId: row.containerId,
-      status: states.get(row.id).status, drift: states.get(row.id).drift,
-    }));
+    return [...this.containers.rows.values()].map((row) => {
+      const node = this.node(row.nodeId);
+      const job = creationJobOf(this.jobs.find((j) => j.id === row.creationJobId));
+      return {
+        id: row.id, hostname: row.hostname, nodeId: row.nodeId, containerId: row.containerId,
+        status: states.get(row.id).status, drift: states.get(row.id).drift,
+        nodeType: node.nodeType, creationJob: job,
+        canRetryCreate: this.nodeCapabilities(node).createConverges && !!job && job.status === 'failure',
+      };
+    });
   }
 
   /** The clusterResources entry for a row, when its node answered and has it. */
@@ -616,4 +656,5 @@ class ManagerSim {
 
 module.exports = {
   ManagerSim, ContainerTable, RouteError, UniqueConstraintError, parseArgs, RESOURCE_DEFAULTS, validateNodeInput, serializeNode,
+  creationJobOf,
 };

@@ -1,0 +1,72 @@
+import { useEffect, useState } from 'react';
+import { Link } from 'react-router';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, AlertDescription, Button, Spinner, useToast } from '@mieweb/ui';
+import { api, ApiError } from '@/lib/api';
+import { keys, queries } from '@/lib/queries';
+import type { Container } from '@/lib/types';
+
+const JOB_POLL_MS = 2000;
+
+/**
+ * The edit page's drift notice: what changed outside Manager and "Restore Manager's
+ * configuration" (PUT `{ restore: true }`, which queues the reconfigure job). While that job
+ * runs the notice says so and links to it; when it ends the container is read again, so the
+ * notice goes (or stays, with the job's outcome) without a reload.
+ */
+export function RestoreDriftAlert({ c, siteId, canManage }: { c: Container; siteId?: string; canManage: boolean }) {
+  const qc = useQueryClient();
+  const toast = useToast();
+  const [jobId, setJobId] = useState<number | null>(null);
+  const job = useQuery({
+    queryKey: keys.job(jobId ?? 0),
+    queryFn: () => queries.getJob(jobId!),
+    enabled: jobId !== null,
+    refetchInterval: (query) => {
+      // Manager's Job rows say pending, running, success, failure or cancelled.
+      const status = query.state.data?.status as string | undefined;
+      return status === 'pending' || status === 'running' || status === undefined ? JOB_POLL_MS : false;
+    },
+  });
+  const status = job.data?.status as string | undefined;
+  const running = jobId !== null && (status === undefined || status === 'pending' || status === 'running');
+
+  useEffect(() => {
+    if (jobId === null || running) return;
+    qc.invalidateQueries({ queryKey: keys.container(siteId!, c.id) });
+    qc.invalidateQueries({ queryKey: keys.containers(siteId!), exact: true });
+    if (status === 'success') toast.success("Manager's configuration restored");
+    else toast.error(`The restore job ended ${status}`);
+    setJobId(null);
+  }, [jobId, running, status, qc, siteId, c.id, toast]);
+
+  const restore = useMutation({
+    mutationFn: () =>
+      api.put<{ jobId: number | null }>(`/api/v1/sites/${siteId}/containers/${c.id}`, { restore: true }),
+    onSuccess: (result) => setJobId(result.jobId),
+    onError: (err: ApiError) => toast.error(err.message),
+  });
+
+  if (c.drift?.state !== 'drifted' && !running) return null;
+  return (
+    <Alert variant="warning" data-testid="drift-alert">
+      <AlertDescription className="flex flex-wrap items-center gap-3">
+        <span>Changed outside Manager: {c.drift?.summary}</span>
+        {running ? (
+          <span className="inline-flex items-center gap-2" data-testid="restore-running">
+            <Spinner size="sm" /> Restoring…{' '}
+            <Link to={`/jobs/${jobId}`} className="underline">
+              job {jobId}
+            </Link>
+          </span>
+        ) : (
+          canManage && (
+            <Button type="button" size="sm" variant="outline" onClick={() => restore.mutate()} disabled={restore.isPending}>
+              Restore Manager&apos;s configuration
+            </Button>
+          )
+        )}
+      </AlertDescription>
+    </Alert>
+  );
+}
