@@ -151,9 +151,10 @@ ERROR_TABLE: tuple[Rule, ...] = (
         "API server unreachable",
     ),
     _rule(r"Client\.Timeout exceeded|request canceled", Unavailable, "API request timed out"),
-    # Go's url.Error: the request itself failed (after "no objects passed to scale").
+    # Go's url.Error: the request itself failed (after "no objects passed to scale", or in
+    # the discovery a `create -f -` makes to map its kind: 'unable to recognize "STDIN": ').
     _rule(
-        r'^(?:Get|Patch|Post|Put|Delete) "[^"]+": ',
+        r'^(?:error: unable to recognize "[^"]*": )?(?:Get|Patch|Post|Put|Delete) "[^"]+": ',
         Unavailable,
         "API request failed before an answer",
     ),

@@ -375,6 +375,13 @@ def test_warning_before_a_real_error_is_not_the_message() -> None:
         ("Unable to connect to the server: EOF", Unavailable),
         ("error: unexpected EOF", Unavailable),
         ("Error from server: etcdserver: leader changed", Unavailable),
+        # `create -f -` (the wait's permission review) maps its kind by discovery first: an
+        # API that does not answer it is an outage, not the adapter's bug (was InternalError).
+        (
+            'error: unable to recognize "STDIN": Get "https://127.0.0.1:45171/api?timeout=1s": '
+            "context deadline exceeded",
+            Unavailable,
+        ),
         ('Error from server (AlreadyExists): deployments.apps "web-1" already exists', Conflict),
         ("Error from server (Unauthorized): Unauthorized", Unauthorized),
         # A kubectl older than a flag the adapter passes is the node's configuration (issue 26).
