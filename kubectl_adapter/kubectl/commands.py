@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from ..contract.naming import (
     FIELD_MANAGER,
@@ -244,6 +245,21 @@ def watch_listed(stderr_line: str) -> bool:
     """kubectl's ``-v=6`` line for a watch request answered: everything its list found has
     been printed before it."""
     return bool(_WATCH_STARTED.search(stderr_line))
+
+
+def watched_objects(document: Any) -> tuple[str, list[dict[str, Any]]] | None:
+    """A watch's ``-o json`` event as (ADDED | MODIFIED | DELETED, the objects it carries);
+    None for anything else (an ERROR: the watch expired, kubectl ends it). A list kubectl
+    read in pages (more than its --chunk-size, 500) is printed one page at a time, each page
+    a List as one ADDED event: its items are the objects."""
+    kind = document.get("type") if isinstance(document, dict) else None
+    obj = document.get("object") if isinstance(document, dict) else None
+    if kind not in ("ADDED", "MODIFIED", "DELETED") or not isinstance(obj, dict):
+        return None
+    items = obj.get("items")
+    if kind == "ADDED" and isinstance(items, list) and not (obj.get("metadata") or {}).get("name"):
+        return kind, [item for item in items if isinstance(item, dict)]
+    return str(kind), [obj]
 
 
 def delete_owned(name: str, owner: dict[str, str], timeout: float) -> list[str]:

@@ -133,22 +133,13 @@ class _Watched:
         return all(self.listed)
 
     def document(self, index: int, document: Any) -> bool:
-        kind = document.get("type") if isinstance(document, dict) else None
-        obj = document.get("object") if isinstance(document, dict) else None
-        if kind not in ("ADDED", "MODIFIED", "DELETED") or not isinstance(obj, dict):
+        event = commands.watched_objects(document)
+        if event is None:
             return False  # ERROR (an expired watch: kubectl ends it, it is started again)
-        items = obj.get("items")
-        if (
-            kind == "ADDED"
-            and isinstance(items, list)
-            and not (obj.get("metadata") or {}).get("name")
-        ):  # a list kubectl read in pages: each page one ADDED List
-            objects = [item for item in items if isinstance(item, dict)]
-        else:
-            objects = [obj]
+        kind, objects = event
         touched: set[str] = set()
         for item in objects:
-            touched |= self.objects.seen(index, str(kind), item)
+            touched |= self.objects.seen(index, kind, item)
         if self.working:
             for uid in sorted(touched):
                 self._give(uid)

@@ -87,23 +87,12 @@ class _Watched:
         self.counts = ""
 
     def document(self, index: int, document: Any) -> bool:
-        kind = document.get("type") if isinstance(document, dict) else None
-        obj = document.get("object") if isinstance(document, dict) else None
-        if kind not in ("ADDED", "MODIFIED", "DELETED") or not isinstance(obj, dict):
+        event = commands.watched_objects(document)
+        if event is None:
             return False  # ERROR (the watch expired: kubectl ends it, we start it again)
-        items = obj.get("items")
-        if (
-            kind == "ADDED"
-            and isinstance(items, list)
-            and not (obj.get("metadata") or {}).get("name")
-        ):
-            # A list kubectl read in pages (more than its --chunk-size, 500) is printed one
-            # page at a time, each page a List as one ADDED event: its items are the objects.
-            for item in items:
-                if isinstance(item, dict):
-                    self._seen(index, kind, item)
-        else:
-            self._seen(index, str(kind), obj)
+        kind, objects = event
+        for obj in objects:
+            self._seen(index, kind, obj)
         return self._judged()
 
     def _seen(self, index: int, kind: str, obj: dict[str, Any]) -> None:
