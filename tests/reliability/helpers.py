@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -130,3 +130,20 @@ def timed_cli(
         assert first_line, f"no -v log line: {result}"
         result["adapter_seconds"] = ended - first_line[0]
     return result
+
+
+@contextlib.contextmanager
+def fake_testns(workdir: Path) -> Iterator[tuple[Any, Any]]:
+    """A fake API server serving ``testns`` (quick Pods: ready after 0.2 s, gone 0.1 s after
+    their grace) and the ``Cluster`` the e2e helpers drive through the real kubectl."""
+    from tests.e2e.conftest import Cluster
+    from tests.fakecluster import FakeCluster
+
+    with FakeCluster(
+        workdir / "fake",
+        namespaces=("testns",),
+        default_namespace="testns",
+        pod_ready_delay=0.2,
+        termination_delay=0.1,
+    ) as fake:
+        yield Cluster(str(fake.kubeconfig), fake.context, "testns", workdir, fake), fake

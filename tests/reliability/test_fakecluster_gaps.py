@@ -11,7 +11,6 @@ from __future__ import annotations
 import ipaddress
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -20,19 +19,13 @@ from hypothesis import strategies as st
 from tests.e2e.conftest import Cluster, spec
 from tests.fakecluster import FakeCluster
 from tests.fakecluster.container_errors import invalid_image_message
+from tests.reliability.helpers import fake_testns
 
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cluster, FakeCluster]]:
-    workdir: Path = tmp_path_factory.mktemp("gaps")
-    with FakeCluster(
-        workdir / "fake",
-        namespaces=("testns",),
-        default_namespace="testns",
-        pod_ready_delay=0.2,
-        termination_delay=0.1,
-    ) as fake:
-        yield Cluster(str(fake.kubeconfig), fake.context, "testns", workdir, fake), fake
+    with fake_testns(tmp_path_factory.mktemp("gaps")) as env:
+        yield env
 
 
 def test_an_image_on_a_registry_in_brackets_runs(env: tuple[Cluster, FakeCluster]) -> None:

@@ -19,6 +19,7 @@ import pytest
 
 from tests.e2e.conftest import Cluster, Result, spec
 from tests.fakecluster import FakeCluster
+from tests.reliability.helpers import fake_testns
 
 TIMEOUT = ["--timeout", "30"]
 # Far inside --timeout 30: one kubectl start-up and a watch event, on a loaded machine.
@@ -27,15 +28,8 @@ QUICK = 12.0
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cluster, FakeCluster]]:
-    workdir: Path = tmp_path_factory.mktemp("waits")
-    with FakeCluster(
-        workdir / "fake",
-        namespaces=("testns",),
-        default_namespace="testns",
-        pod_ready_delay=0.2,
-        termination_delay=0.1,
-    ) as fake:
-        yield Cluster(str(fake.kubeconfig), fake.context, "testns", workdir, fake), fake
+    with fake_testns(tmp_path_factory.mktemp("waits")) as env:
+        yield env
 
 
 def _running(cluster: Cluster, prefix: str) -> tuple[str, str]:

@@ -11,13 +11,12 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.e2e.conftest import Cluster, Result, selector, spec
 from tests.fakecluster import FakeCluster
-from tests.reliability.helpers import await_true, cli_argv, cli_env
+from tests.reliability.helpers import await_true, cli_argv, cli_env, fake_testns
 
 # Far inside the stops' --timeout: one kubectl start-up and a watch event, on a loaded machine.
 QUICK = 12.0
@@ -25,15 +24,8 @@ QUICK = 12.0
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cluster, FakeCluster]]:
-    workdir: Path = tmp_path_factory.mktemp("owned")
-    with FakeCluster(
-        workdir / "fake",
-        namespaces=("testns",),
-        default_namespace="testns",
-        pod_ready_delay=0.2,
-        termination_delay=0.1,
-    ) as fake:
-        yield Cluster(str(fake.kubeconfig), fake.context, "testns", workdir, fake), fake
+    with fake_testns(tmp_path_factory.mktemp("owned")) as env:
+        yield env
 
 
 def _running(cluster: Cluster, prefix: str) -> tuple[str, str, str]:
