@@ -363,7 +363,7 @@ def test_a_rollback_is_named_as_one_and_its_quantities_are_no_drift(cluster: Clu
     assert failed.error_type in ("RolloutFailed", "Timeout"), failed.doc
     rollback = failed.doc["error"]["details"]["rollback"]
     assert rollback["succeeded"] is True and rollback["marked"] is True, rollback
-    described = ok(cluster.adapter("describe", pid))
+    described = ok(cluster.adapter("describe", pid, "-o", "json"))
     changes = described["snapshot"]["drift"]["changes"]
     assert not [c for c in changes if c["what"] == "resources"], changes
     assert changes, described  # the rollback's own: the template and record of revision 1

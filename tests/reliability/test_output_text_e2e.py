@@ -168,7 +168,7 @@ def test_describe_shows_every_hostile_field_escaped(
 def test_json_carries_the_text_exactly(cluster: Cluster, hostile: dict[str, str]) -> None:
     status = cluster.adapter("status", hostile["pid"])
     assert status.code == 0 and status.doc["image"] == IMAGE
-    document = cluster.adapter("describe", hostile["pid"]).doc
+    document = cluster.adapter("describe", hostile["pid"], "-o", "json").doc
     assert any(e["message"] == f"event says {HOSTILE}" for e in document["events"])
     # on a terminal too: JSON is never escaped beyond JSON's own \u escapes
     seen = on_terminal(cluster, "-o", "json", "status", hostile["pid"])
