@@ -65,7 +65,8 @@ spec (a JSON file, or - for stdin; schema: docs/schema/spec.json):
 OUTPUT_HELP = (
     "output format: json (the default on a pipe: what Manager reads), yaml, table (list, "
     "status, nodes, check, and commands answering a snapshot; others print yaml; the "
-    "default on a terminal for list, status, check and nodes, and describe's text "
+    "default on a terminal for list, status, check, nodes and the writes, and "
+    "describe's text "
     "everywhere), wide (a workload table with age, Pod IP, node and image), or name "
     "(deployment.apps/NAME lines for kubectl)"
 )

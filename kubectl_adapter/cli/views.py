@@ -2,7 +2,10 @@
 terminal gets what kubectl would print there.
 
 ``list``, ``status``, ``check`` and ``nodes`` print their table on a terminal and JSON on a
-pipe (byte for byte what Manager always read); ``describe`` prints its text everywhere, as
+pipe (byte for byte what Manager always read), and so do the writes (``create``, ``start``,
+``stop``, ``reconfigure``: the workload's row; ``delete``: its result as YAML), whose errors a
+person then reads as kubectl's ``Error …`` line on stderr, not as a JSON document on stdout;
+``describe`` prints its text everywhere, as
 ``kubectl describe`` does (``describe … | less`` and ``| grep`` are how people read it),
 unless ``-o json|yaml`` asks. A ``--dry-run`` plan stays JSON (``jq -r '.commands[]'``).
 """
@@ -14,8 +17,11 @@ from typing import Any
 
 __all__ = ["TERMINAL_TABLES", "default_format", "is_terminal", "shown_prog"]
 
-# The commands whose default on a terminal is their table (``tables.table``).
-TERMINAL_TABLES = frozenset({"list", "status", "check", "nodes"})
+# The commands whose default on a terminal is their table (``tables.table``; YAML where a
+# document has no table).
+TERMINAL_TABLES = frozenset(
+    {"list", "status", "check", "nodes", "create", "start", "stop", "reconfigure", "delete"}
+)
 
 
 def is_terminal(stream: Any) -> bool:

@@ -108,6 +108,24 @@ def test_a_terminal_gets_the_human_view_a_pipe_the_same_json(cluster: Cluster) -
     assert isinstance(ok(cluster.adapter("check")), dict)
 
 
+def test_a_terminal_reads_a_write_and_its_failure_as_a_person_would(cluster: Cluster) -> None:
+    """create, stop, start and delete on a terminal: the workload's row (delete: its result)
+    and an error as kubectl's ``Error`` line on stderr, not 60 lines of JSON on stdout."""
+    name, cid = cluster.workload("view-writes")
+    pid = ok(cluster.adapter("create", "--spec", "-", stdin=spec(name, cid)))["providerId"]
+    stopped = on_terminal(cluster, "stop", pid)
+    assert stopped.code == 0, stopped
+    assert row(stopped.out, pid)["STATUS"] == "offline" and "{" not in stopped.out
+    started = on_terminal(cluster, "start", pid)
+    assert started.code == 0 and row(started.out, pid)["STATUS"] == "running", started
+    refused = on_terminal(cluster, "stop", pid, "--container-id", "not-its-id")
+    assert refused.code != 0 and refused.out == "", refused
+    assert refused.err.startswith("Error (Conflict): "), refused.err
+    deleted = on_terminal(cluster, "delete", pid)
+    assert deleted.code == 0 and "{" not in deleted.out, deleted
+    assert ok(cluster.adapter("delete", pid))["alreadyMissing"] is True
+
+
 def test_describe_prints_its_text_on_a_pipe_too(cluster: Cluster) -> None:
     name, cid = cluster.workload("view-describe")
     pid = ok(cluster.adapter("create", "--spec", "-", stdin=spec(name, cid)))["providerId"]

@@ -497,7 +497,7 @@ def test_a_slow_stop_shows_its_terminating_pod_while_waiting_and_in_the_timeout(
     name, _ = _running(cluster, "slowshow", image="nginx:slowshow")
     fake.set_stop_delay("nginx:slowshow", 60.0)
     try:
-        seen = on_terminal(cluster, "stop", f"{NS}/{name}", "--timeout", "5")
+        seen = on_terminal(cluster, "-o", "json", "stop", f"{NS}/{name}", "--timeout", "5")
     finally:
         fake.set_stop_delay("nginx:slowshow", None)
     assert seen.code == 7, seen
