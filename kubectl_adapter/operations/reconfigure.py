@@ -180,6 +180,7 @@ def rollback(
 ) -> AdapterError:
     """Undo the failed rollout, wait for it, and report both outcomes."""
     outcome: dict[str, Any] = {"performed": True}
+    failed: str | None = None
     try:
         # -o json prints the Deployment as it was read before the undo: its revision is
         # the one that failed.
@@ -201,6 +202,13 @@ def rollback(
     details = dict(failure.details)
     details["rollback"] = outcome
     said, _, step = failure.message.partition(" | next step: ")
+    if outcome.get("succeeded") and failed is not None:
+        # The undo replaced the failed revision's Pods: a `kubectl logs`/`describe pod` of
+        # one would answer NotFound. What that revision ran is still in its ReplicaSet.
+        step = f"kubectl rollout history deployment/{pid.name} -n {pid.namespace} " + (
+            f"--revision={failed}"
+        )
+        details["nextStep"] = step
     tail = f" | next step: {step}" if step else ""
     return type(failure)(f"{said} | rollback: {outcome['message']}{tail}", details)
 

@@ -13,6 +13,7 @@ managedFields the API server (the fake, or a real cluster) recorded for those wr
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -363,6 +364,14 @@ def test_a_rollback_is_named_as_one_and_its_quantities_are_no_drift(cluster: Clu
     assert failed.error_type in ("RolloutFailed", "Timeout"), failed.doc
     rollback = failed.doc["error"]["details"]["rollback"]
     assert rollback["succeeded"] is True and rollback["marked"] is True, rollback
+    # The undo replaced the failed Pod: the next step reads the failed revision instead.
+    step = failed.doc["error"]["details"]["nextStep"]
+    assert re.fullmatch(
+        rf"kubectl rollout history deployment/{pid.split('/')[1]} -n {cluster.namespace} "
+        r"--revision=\d+",
+        step,
+    ), step
+    assert failed.doc["error"]["message"].endswith(f" | next step: {step}")
     described = ok(cluster.adapter("describe", pid, "-o", "json"))
     changes = described["snapshot"]["drift"]["changes"]
     assert not [c for c in changes if c["what"] == "resources"], changes
