@@ -1209,8 +1209,13 @@ def test_reconfigure_rollback_reports_failure_and_rollback(fp: FakeProcess, cloc
     assert info.value.message.count("CrashLoopBackOff") == 1
     assert (
         " | rollback: rolled back to the previous revision, which is available (revision 3; "
-        "revision 2 failed) | next step: kubectl logs web-1-newhash222-abcde -c main --previous"
+        "revision 2 failed) | next step: kubectl rollout history deployment/web-1 -n testns "
+        "--revision=2"
     ) in info.value.message
+    # The undo replaced the failed revision's Pods: no `kubectl logs` of one of them.
+    assert info.value.details["nextStep"] == (
+        "kubectl rollout history deployment/web-1 -n testns --revision=2"
+    )
     assert info.value.details["rollback"]["succeeded"] is True
     assert info.value.details["rollback"]["marked"] is True
     # The Deployment says it was rolled back, and from which revision (rules/rollback_mark.py)
