@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Button, useToast } from '@mieweb/ui';
+import { Button } from '@mieweb/ui';
 import { RotateCcw } from 'lucide-react';
 import { api, ApiError } from '@/lib/api';
 import { keys } from '@/lib/queries';
@@ -11,19 +11,29 @@ import type { Container } from '@/lib/types';
  * can fail after its apply while the Deployment runs: "Running" alone would hide it), and a
  * "Retry create" button when the node type's create converges (`canRetryCreate`). The retry
  * re-queues the same create job for the same row; the list and the page follow the new job.
+ * Its outcome is said here, in the page: Manager's ToastProvider keeps toasts in its context but
+ * its app renders no ToastContainer, so a toast would never be seen.
  */
 export function CreateJobNote({ c, siteId }: { c: Container; siteId?: string }) {
   const qc = useQueryClient();
-  const toast = useToast();
-  const retry = useMutation({
-    mutationFn: () => api.post(`/api/v1/sites/${siteId}/containers/${c.id}/retry-create`),
+  const retry = useMutation<{ jobId: number }, ApiError>({
+    mutationFn: () => api.post<{ jobId: number }>(`/api/v1/sites/${siteId}/containers/${c.id}/retry-create`),
     onSuccess: () => {
-      toast.success(`Create of ${c.hostname} queued again`);
       qc.invalidateQueries({ queryKey: keys.containers(siteId!) });
       qc.invalidateQueries({ queryKey: keys.container(siteId!, c.id) });
     },
-    onError: (err: ApiError) => toast.error(err.message),
   });
+  // Shown while the row follows the new job: the failed headline is gone, the retry's job is not.
+  if (retry.isSuccess && c.creationJob?.status !== 'failure') {
+    return (
+      <span className="text-xs text-muted-foreground" role="status" data-testid="create-job-note">
+        Create of {c.hostname} queued again:{' '}
+        <Link to={`/jobs/${retry.data.jobId}`} className="underline underline-offset-2">
+          job {retry.data.jobId}
+        </Link>
+      </span>
+    );
+  }
   if (c.creationJob?.status !== 'failure') return null;
   const headline = c.creationJob.headline || 'Create job failed';
   return (
@@ -46,6 +56,11 @@ export function CreateJobNote({ c, siteId }: { c: Container; siteId?: string }) 
         >
           Retry create
         </Button>
+      )}
+      {retry.isError && (
+        <span className="text-xs text-destructive" role="alert">
+          Retry refused: {retry.error.message}
+        </span>
       )}
     </span>
   );

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, AlertDescription, Button, Spinner, useToast } from '@mieweb/ui';
+import { Alert, AlertDescription, Button, Spinner } from '@mieweb/ui';
 import { api, ApiError } from '@/lib/api';
 import { keys, queries } from '@/lib/queries';
 import type { Container } from '@/lib/types';
@@ -12,12 +12,13 @@ const JOB_POLL_MS = 2000;
  * The edit page's drift notice: what changed outside Manager and "Restore Manager's
  * configuration" (PUT `{ restore: true }`, which queues the reconfigure job). While that job
  * runs the notice says so and links to it; when it ends the container is read again, so the
- * notice goes (or stays, with the job's outcome) without a reload.
+ * notice goes (or stays, with the job's outcome) without a reload. The outcome is said in the
+ * page: Manager's ToastProvider renders no ToastContainer, so a toast would never be seen.
  */
 export function RestoreDriftAlert({ c, siteId, canManage }: { c: Container; siteId?: string; canManage: boolean }) {
   const qc = useQueryClient();
-  const toast = useToast();
   const [jobId, setJobId] = useState<number | null>(null);
+  const [outcome, setOutcome] = useState<{ jobId: number; status: string } | null>(null);
   const job = useQuery({
     queryKey: keys.job(jobId ?? 0),
     queryFn: () => queries.getJob(jobId!),
@@ -35,19 +36,31 @@ export function RestoreDriftAlert({ c, siteId, canManage }: { c: Container; site
     if (jobId === null || running) return;
     qc.invalidateQueries({ queryKey: keys.container(siteId!, c.id) });
     qc.invalidateQueries({ queryKey: keys.containers(siteId!), exact: true });
-    if (status === 'success') toast.success("Manager's configuration restored");
-    else toast.error(`The restore job ended ${status}`);
+    setOutcome({ jobId, status: status ?? 'unknown' });
     setJobId(null);
-  }, [jobId, running, status, qc, siteId, c.id, toast]);
+  }, [jobId, running, status, qc, siteId, c.id]);
 
   const restore = useMutation({
     mutationFn: () =>
       api.put<{ jobId: number | null }>(`/api/v1/sites/${siteId}/containers/${c.id}`, { restore: true }),
+    onMutate: () => setOutcome(null),
     onSuccess: (result) => setJobId(result.jobId),
-    onError: (err: ApiError) => toast.error(err.message),
   });
 
-  if (c.drift?.state !== 'drifted' && !running) return null;
+  const drifted = c.drift?.state === 'drifted';
+  if (!drifted && !running) {
+    if (outcome?.status !== 'success') return null;
+    return (
+      <Alert variant="success" data-testid="restore-outcome">
+        <AlertDescription>
+          Manager&apos;s configuration restored:{' '}
+          <Link to={`/jobs/${outcome.jobId}`} className="underline">
+            job {outcome.jobId}
+          </Link>
+        </AlertDescription>
+      </Alert>
+    );
+  }
   return (
     <Alert variant="warning" data-testid="drift-alert">
       <AlertDescription className="flex flex-wrap items-center gap-3">
@@ -65,6 +78,19 @@ export function RestoreDriftAlert({ c, siteId, canManage }: { c: Container; site
               Restore Manager&apos;s configuration
             </Button>
           )
+        )}
+        {outcome && outcome.status !== 'success' && (
+          <span className="text-destructive" role="alert" data-testid="restore-outcome">
+            The restore job ended {outcome.status}:{' '}
+            <Link to={`/jobs/${outcome.jobId}`} className="underline">
+              job {outcome.jobId}
+            </Link>
+          </span>
+        )}
+        {restore.isError && (
+          <span className="text-destructive" role="alert">
+            Restore refused: {(restore.error as ApiError).message}
+          </span>
         )}
       </AlertDescription>
     </Alert>
