@@ -4,24 +4,15 @@ each call, against the fake API server; a target is a bound the run asserts."""
 from __future__ import annotations
 
 import json
-import shlex
-import shutil
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import SPEC, adapter_on, sh
+from benchmarks.common import SPEC, adapter_on, counting_kubectl, sh
 from tests.fakecluster import FakeCluster
 
 
 def count_calls(work: Path) -> list[tuple[str, int, str]]:
-    log = work / "calls.log"
-    wrapper = work / "bin" / "kubectl"
-    wrapper.parent.mkdir()
-    real = shutil.which("kubectl")
-    wrapper.write_text(
-        f'#!/bin/sh\necho "$*" >> {shlex.quote(str(log))}\nexec {shlex.quote(str(real))} "$@"\n'
-    )
-    wrapper.chmod(0o755)
+    wrapper, log = counting_kubectl(work)
     rows = []
     with FakeCluster(
         work / "fake", namespaces=("default",), pod_ready_delay=0.1, termination_delay=0.05

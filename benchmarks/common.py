@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -73,3 +75,18 @@ def adapter_on(fc: FakeCluster, cache: Path, *flags: str) -> list[str]:
         str(cache),
         *flags,
     ]
+
+
+def counting_kubectl(work: Path) -> tuple[Path, Path]:
+    """A kubectl wrapper that appends each command line to a log, then runs the real one:
+    (the wrapper, its log), so a benchmark counts the processes an operation starts."""
+    log = work / "calls.log"
+    wrapper = work / "bin" / "kubectl"
+    wrapper.parent.mkdir(exist_ok=True)
+    real = shutil.which("kubectl")
+    assert real is not None, "kubectl is not on PATH"
+    wrapper.write_text(
+        f'#!/bin/sh\necho "$*" >> {shlex.quote(str(log))}\nexec {shlex.quote(real)} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    return wrapper, log

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
-import shutil
 import statistics
 import sys
 import tempfile
@@ -27,7 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import ADAPTER, SPEC, sh  # noqa: E402
+from benchmarks.common import ADAPTER, SPEC, counting_kubectl, sh  # noqa: E402
 from tests.fakecluster import FakeCluster  # noqa: E402
 
 NS = "default"
@@ -58,15 +56,7 @@ class FirstSeen:
 class Bench:
     def __init__(self, fc: FakeCluster, work: Path) -> None:
         self.fc = fc
-        self.log = work / "calls.log"
-        wrapper = work / "bin" / "kubectl"
-        wrapper.parent.mkdir(exist_ok=True)
-        real = shutil.which("kubectl")
-        assert real is not None
-        wrapper.write_text(
-            f'#!/bin/sh\necho "$*" >> {shlex.quote(str(self.log))}\nexec {shlex.quote(real)} "$@"\n'
-        )
-        wrapper.chmod(0o755)
+        wrapper, self.log = counting_kubectl(work)
         self.base = [
             *ADAPTER, "--kubeconfig", str(fc.kubeconfig), "--context", fc.context, "-n", NS,
             "--cache-dir", str(work / "cache"), "--kubectl", str(wrapper), "--timeout", "60",

@@ -19,8 +19,6 @@ import argparse
 import json
 import os
 import resource
-import shlex
-import shutil
 import signal
 import statistics
 import subprocess
@@ -34,6 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.common import counting_kubectl  # noqa: E402
 from kubectl_adapter.contract.spec import parse_spec  # noqa: E402
 from kubectl_adapter.rules.render import render_manifest  # noqa: E402
 from tests.fakecluster import FakeCluster  # noqa: E402
@@ -84,15 +83,7 @@ class Setup:
             if time.monotonic() > deadline:
                 raise TimeoutError("workloads not ready")
             time.sleep(2)
-        self.log = work / "calls.log"
-        wrapper = work / "bin" / "kubectl"
-        wrapper.parent.mkdir(exist_ok=True)
-        real = shutil.which("kubectl")
-        assert real is not None
-        wrapper.write_text(
-            f'#!/bin/sh\necho "$*" >> {shlex.quote(str(self.log))}\nexec {shlex.quote(real)} "$@"\n'
-        )
-        wrapper.chmod(0o755)
+        wrapper, self.log = counting_kubectl(work)
         self.base = [
             *ADAPTER, "--kubeconfig", str(fc.kubeconfig), "--context", fc.context, "-n", NS,
             "--cache-dir", str(work / "cache"), "--kubectl", str(wrapper),

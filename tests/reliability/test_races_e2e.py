@@ -16,7 +16,6 @@ import json
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +24,7 @@ from kubectl_adapter.contract.naming import identity_labels, selector_string
 from tests.e2e.conftest import Cluster, Result, spec
 from tests.fakecluster import FakeCluster
 from tests.fakecluster.faults import Hook
+from tests.reliability.helpers import fake_testns
 
 
 def selector(container_id: str) -> str:
@@ -257,15 +257,8 @@ SCENARIOS: dict[str, Callable[[Races], Trial]] = {
 
 @pytest.fixture(scope="module")
 def trials(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Trial]]:
-    workdir: Path = tmp_path_factory.mktemp("races")
-    with FakeCluster(
-        workdir / "fake",
-        namespaces=("testns",),
-        default_namespace="testns",
-        pod_ready_delay=0.2,
-        termination_delay=0.1,
-    ) as fake:
-        races = Races(Cluster(str(fake.kubeconfig), fake.context, "testns", workdir, fake), fake)
+    with fake_testns(tmp_path_factory.mktemp("races")) as (cluster, fake):
+        races = Races(cluster, fake)
         with ThreadPoolExecutor(max_workers=4, thread_name_prefix="race") as pool:
             futures = {key: pool.submit(run, races) for key, run in SCENARIOS.items()}
             yield {key: future.result(timeout=240) for key, future in futures.items()}
