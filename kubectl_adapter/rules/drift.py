@@ -315,13 +315,14 @@ def fingerprint(deployment: Document, change: Change) -> str:
 
 
 def rollback_fields(deployment: Document) -> dict[str, str]:
-    """For the mark of a rollback just made: each template field it put in place (what drift
-    reports right after ``kubectl rollout undo``), by path, with its fingerprint. Only the
-    template: the undo changes nothing else, and a label someone added before stays theirs."""
+    """For the mark of a rollback just made: each field it put in place (what drift reports
+    right after ``kubectl rollout undo``), by path, with its fingerprint. Only what the undo
+    writes: the template, and the annotations it copies back from the old ReplicaSet (the
+    applied record among them); a label someone added before stays theirs."""
     return {
         change.path: fingerprint(deployment, change)
         for change in _all_changes(deployment) or []
-        if change.path.startswith("spec.template.")
+        if change.path.startswith(("spec.template.", "metadata.annotations."))
     }
 
 
