@@ -9,12 +9,28 @@ The Python API mirrors the CLI::
 Names are loaded lazily so that ``import kubectl_adapter`` stays cheap for the CLI.
 """
 
-from __future__ import annotations
+# First, before anything else of the adapter runs: as the CLI process (``python -m
+# kubectl_adapter``, the ``kubectl-adapter`` script), SIGINT, SIGTERM and SIGHUP are held from
+# here, with nothing but the interpreter's built-in signal module (loaded before any code
+# runs), so that one landing while the CLI still imports is raised by
+# ``kubectl.interrupts.interrupting`` as the Interrupted document and 128 + N, never a
+# KeyboardInterrupt traceback or a silent death. Before this line the interpreter's default
+# applies. A program importing the library keeps its own handlers.
+import _signal  # type: ignore[import-not-found]
+import sys as _sys
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+_HELD: list[int] = []  # the signals that landed before the CLI's handlers took over
+_ARGV0 = (getattr(_sys, "argv", None) or [""])[0]  # "-m" while python -m finds our module
+_HOLDING = _ARGV0 == "-m" or _ARGV0.rsplit("/", 1)[-1] == "kubectl-adapter"
+if _HOLDING:
+    for _signum in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP):
+        _signal.signal(_signum, lambda signum, frame: _HELD.append(signum))
 
-from .contract.errors import (
+# The rest imports after the signals are held.
+from importlib import import_module  # noqa: E402
+from typing import TYPE_CHECKING, Any  # noqa: E402
+
+from .contract.errors import (  # noqa: E402
     AdapterError,
     ConfigurationError,
     Conflict,

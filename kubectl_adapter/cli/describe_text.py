@@ -71,7 +71,7 @@ def _drift_lines(drift: Any, document: Document) -> list[str]:
             f"{cell(rollback.get('revision'))} runs the template before it"
         )
         lines.append(
-            "  the changes below are that rollback's: a reconfigure with the same spec "
+            "  the adapter's own change, no drift: a reconfigure with the same spec "
             f"re-applies the spec that failed (revision {cell(failed)}): fix it first"
         )
     for change in drift.get("changes") or []:

@@ -2,21 +2,28 @@
 
 kubectl takes a JSONPath (``--sort-by=.metadata.name``); a person reading a table knows its
 columns, so ``--sort-by`` takes a column's name, in any case, a space written as ``-`` or
-``_`` too (``--sort-by status``, ``--sort-by "NODE ID"``, ``--sort-by node-id``). A path of
-the JSON document (``.createdAt``, ``.drift.state``, ``{.memoryMb}``) is taken too, as
-kubectl's habit. Numbers sort as numbers, ``READY`` by ready then desired replicas, ``AGE``
-oldest first (kubectl's ``--sort-by=.metadata.creationTimestamp``); an absent value sorts
-last. Ties keep the provider ID's order. The items are sorted in the document itself, so
-every format (JSON too, as kubectl's) shows the same order.
+``_`` too (``--sort-by status``, ``--sort-by "NODE ID"``, ``--sort-by node-id``). A JSONPath
+into the JSON document (``.createdAt``, ``{.drift.state}``) is read as kubectl reads it
+(``sort_paths``): a malformed one is refused before anything runs, one that names no field
+in any item is refused as kubectl refuses it, with its words. The order is kubectl's
+(``RuntimeSort.Less`` in k8s.io/kubectl ``pkg/cmd/get/sorter.go``): an item lacking the
+field first, then a null, then values; numbers as numbers, two quantities as quantities
+(``8Gi`` before ``16Gi``, ``1000Mi`` before ``1Gi``), other text naturally; ``READY`` by
+ready then desired replicas, ``AGE`` oldest first. Ties keep the provider ID's order. The
+items are sorted in the document itself, so every format (JSON too, as kubectl's) shows the
+same order.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 from ..contract.errors import InvalidInput
+from ..rules.quantities import quantity_value
+from .sort_paths import MISSING, PathKey, path_key
 
 __all__ = ["SORTED_COMMANDS", "check_sort_by", "sort_items"]
 
@@ -90,12 +97,8 @@ def check_sort_by(command: str, given: str | None) -> Key | None:
             f"--sort-by applies to the tables of list and nodes, not to {command}",
             {"field": "sort-by", "sortBy": given},
         )
-    path = given.strip().removeprefix("{").removesuffix("}").strip()
-    if path.startswith("."):
-        keys = [key for key in path[1:].split(".") if key]
-        if not keys:
-            raise InvalidInput(f"--sort-by {given!r}: no field named", {"field": "sort-by"})
-        return _path(*keys)
+    if any(mark in given for mark in ".{}["):
+        return path_key(given.strip())
     columns = _keys(command)
     key = columns.get(_normal(given))
     if key is None:
@@ -112,20 +115,47 @@ def check_sort_by(command: str, given: str | None) -> Key | None:
 
 
 def _natural(value: Any) -> tuple[Any, ...]:
-    """Numbers as numbers, text with its digits as numbers (``8Gi`` before ``16Gi``)."""
+    """kubectl's ``isLess``, as a key: numbers as numbers, two quantities as quantities, text
+    with its digits as numbers (``web-9`` before ``web-10``)."""
+    if value is MISSING:
+        return (0,)
+    if value is None:
+        return (1,)
     if isinstance(value, bool):
-        return (1, int(value))
+        return (3, int(value))
     if isinstance(value, int | float):
-        return (0, value)
+        return (2, value)
     if isinstance(value, tuple):
-        return (2, tuple(_natural(v) for v in value))
+        return (4, tuple(_natural(v) for v in value))
     text = str(value)
-    return (3, tuple((0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", text)))
+    amount = quantity_value(text)
+    if amount is not None:
+        return (5, amount)
+    return (6, tuple((0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", text)))
 
 
 def sort_items(document: Any, key: Key) -> Any:
-    """``document``'s items in ``key``'s order (absent values last), in place."""
+    """``document``'s items in ``key``'s order, in place; a path that names no field in any
+    item, or a map or list to order by, is refused as kubectl refuses it."""
     items = document.get("items") if isinstance(document, dict) else None
-    if isinstance(items, list):
-        items.sort(key=lambda item: (key(item) is None, _natural(key(item))))
+    if not isinstance(items, list) or not items:
+        return document
+    values = [key(item) if isinstance(item, dict) else MISSING for item in items]
+    if isinstance(key, PathKey):
+        if all(value is MISSING for value in values):
+            raise InvalidInput(
+                f"couldn't find any field with path {json.dumps(key.expression)} in the list "
+                "of objects",
+                {"field": "sort-by", "sortBy": key.expression},
+            )
+        unsortable = next((v for v in values if isinstance(v, dict | list)), None)
+        if unsortable is not None:
+            kind = "map" if isinstance(unsortable, dict) else "list"
+            raise InvalidInput(
+                f"--sort-by {key.expression}: the field is a {kind}, an unsortable type "
+                "(name a value inside it)",
+                {"field": "sort-by", "sortBy": key.expression},
+            )
+    order = sorted(range(len(items)), key=lambda i: _natural(values[i]))
+    items[:] = [items[i] for i in order]
     return document

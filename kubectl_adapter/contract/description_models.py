@@ -207,8 +207,8 @@ class Description(Output):
     rollback: Rollback | None = field(
         default=None,
         metadata=_about(
-            "set when reconfigure --rollback-on-failure made the current revision: the drift "
-            "it shows is that rollback's, and a reconfigure with the same spec re-applies the "
-            "spec that failed"
+            "set while the rollback by reconfigure --rollback-on-failure holds (Manager has "
+            "not applied since): the fields it put back are the adapter's own change, no "
+            "drift, and a reconfigure with the same spec re-applies the spec that failed"
         ),
     )

@@ -7,11 +7,13 @@ would unwind before the runner holds the process, leaving kubectl (and what it s
 running: inside ``deferred()`` the signal is only recorded, and raised as soon as it ends.
 
 As a process (``python -m kubectl_adapter``, the ``kubectl-adapter`` script) the CLI holds
-these signals from its first line (``hold_from_start``): one that lands while the CLI is still
-importing or building its parser is raised as soon as ``interrupting()`` starts, inside the
-CLI's error handling. The first signal decides the exit code; later ones are ignored until the
-process exits (``until_exit``, ``SIG_IGN`` at the end because interpreter shutdown resets
-Python handlers to the default action), so a SIGINT after a SIGTERM cannot turn 143 into -2.
+these signals from the first line of the package's ``__init__`` (with the built-in signal
+module only, before this module or anything else of the adapter is imported): one that lands
+while the CLI is still importing or building its parser is raised as soon as
+``interrupting()`` starts, inside the CLI's error handling. The first signal decides the exit
+code; later ones are ignored until the process exits (``until_exit``, ``SIG_IGN`` at the end
+because interpreter shutdown resets Python handlers to the default action), so a SIGINT after
+a SIGTERM cannot turn 143 into -2.
 
 A signal that lands inside the import machinery itself (a module lock's weakref callback, for
 one) is not raised there: Python swallows an exception raised in such a callback ("Exception
@@ -23,6 +25,7 @@ signal came, ignoring the ones after it. It is raised a moment later instead (``
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -62,17 +65,13 @@ def _raise(signum: int) -> None:
     raise Signalled(signum)
 
 
-def _record(signum: int, frame: FrameType | None) -> None:
-    if _State.pending is None:
-        _State.pending = signum
-
-
-def hold_from_start() -> None:
-    """Record (not act on) these signals until ``interrupting()`` takes over: for the process
-    entry point, before the CLI is even imported."""
-    if threading.current_thread() is threading.main_thread():
-        for signum in INTERRUPTING_SIGNALS:
-            signal.signal(signum, _record)
+def _held_at_start() -> int | None:
+    """The first signal the package's ``__init__`` held for the CLI process, taken once
+    (looked up, not imported: the package root names the whole API, operations included)."""
+    held: list[int] = getattr(sys.modules.get(__name__.split(".")[0]), "_HELD", None) or []
+    first = held[0] if held else None
+    held.clear()
+    return first
 
 
 @contextmanager
@@ -93,7 +92,7 @@ def interrupting(*, until_exit: bool = False) -> Iterator[Callable[[], None]]:
     """Install the handlers for one command; restore the previous ones afterwards (the CLI
     also runs in-process, in tests), or, ``until_exit``, leave them ignoring every further
     signal (the process is about to exit with the first one's code). Only the main thread
-    may install handlers. A signal ``hold_from_start`` recorded is raised on entry.
+    may install handlers. A signal held since the process started is raised on entry.
 
     Yields ``finishing``: once the outcome is being printed a signal no longer interrupts
     (the document must come out whole, and the command is over anyway).
@@ -131,7 +130,7 @@ def interrupting(*, until_exit: bool = False) -> Iterator[Callable[[], None]]:
             previous[signal.SIGALRM] = signal.signal(signal.SIGALRM, again)
         finally:
             _State.deferring -= 1
-        early = _State.pending
+        early = _State.pending if _State.pending is not None else _held_at_start()
         if early is not None and not _State.deferring:
             _State.pending = None
             fired.append(early)

@@ -16,7 +16,8 @@ from ..contract.naming import (
 from ..contract.spec import ContainerSpec
 from ..kubectl import commands
 from ..rules import clock
-from ..rules.drift import drift
+from ..rules.drift import drift, rollback_fields
+from ..rules.managed_fields import applied_at
 from ..rules.ownership import check_identity, check_ownership
 from ..rules.races import changed_under_apply, precondition, rollout_event, uid_of
 from ..rules.render import render_manifest
@@ -195,7 +196,7 @@ def rollback(
             f"rolled back to the previous revision, which is available (revision {now}; "
             f"revision {failed} failed)"
         )
-        outcome["marked"] = _mark(node, pid, failed, now)
+        outcome["marked"] = _mark(node, pid, failed, final)
     except AdapterError as exc:
         outcome["succeeded"] = False
         outcome["message"] = f"{exc.type}: {exc.message}"
@@ -213,10 +214,12 @@ def rollback(
     return type(failure)(f"{said} | rollback: {outcome['message']}{tail}", details)
 
 
-def _mark(node: Workloads, pid: ProviderId, failed: str | None, revision: str | None) -> bool:
-    """Annotate the Deployment with the rollback (``rollback_mark``), so ``describe`` names it
-    as a rollback, not as a change by kubectl; best effort: False when it could not."""
-    value = mark(failed, revision, clock.utc_now().strftime("%Y-%m-%dT%H:%M:%SZ"))
+def _mark(node: Workloads, pid: ProviderId, failed: str | None, final: dict[str, Any]) -> bool:
+    """Annotate the Deployment with the rollback and the fields it put in place
+    (``rollback_mark``, from ``final``: the Deployment the rollback's wait ended on), so drift
+    never reports them as a change by kubectl; best effort: False when it could not."""
+    at = clock.utc_now().strftime("%Y-%m-%dT%H:%M:%SZ")
+    value = mark(failed, revision_of(final), at, rollback_fields(final), applied_at(final))
     try:
         node.runner.run(
             ["annotate", f"deployment/{pid.name}", f"{ROLLBACK_ANNOTATION}={value}", "--overwrite"],

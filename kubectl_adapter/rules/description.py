@@ -15,7 +15,6 @@ from datetime import datetime
 from typing import Any
 
 from . import template_description
-from .drift import drift
 from .pod_failures import describe_failure, pod_failures
 from .pods import is_ready, is_terminating, pod_node
 from .rollback_mark import rollback_of
@@ -212,7 +211,7 @@ def description_document(
         "selector": template_description.selector(deployment),
         "template": template_description.pod_template(deployment),
         "revisions": template_description.revisions(owned.replicasets, owned.newest),
-        "rollback": rollback_of(deployment) if drift(deployment).changes else None,
+        "rollback": rollback_of(deployment),
     }
 
 

@@ -25,10 +25,18 @@ labels (the ownership labels, on the Deployment or its Pod template; the name la
 from both is a Deployment applied before it existed, not a change), other (any other field of
 the spec). ``kubectl rollout restart``'s ``restartedAt`` template annotation is a
 restart, not configuration: ignored. Values are never reported for env or command.
+
+A change the adapter made itself is never drift, whatever field manager the API server
+records for it: a restart (``restartedAt``, above), a scale by start/stop (0 or 1), the
+restore patch (it removes fields and sets 1 replica), and ``reconfigure
+--rollback-on-failure``'s ``kubectl rollout undo``, whose fields are recorded by value in its
+mark (``rollback_mark``): a field still holding what the rollback left is not reported; one
+someone changed since is, with who changed it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any, NamedTuple
 
@@ -43,9 +51,10 @@ from .managed_fields import (
     classify,
     human_path,
     ownership,
+    value_at,
 )
 from .quantities import same_quantity
-from .rollback_mark import rollback_of
+from .rollback_mark import rollback_of, rolled_back_fields
 from .rollback_mark import words as rollback_words
 from .takeback import by_reconfigure
 
@@ -282,14 +291,11 @@ def _with_values(deployment: Document, changes: list[Change]) -> list[Change]:
     return out
 
 
-def drift(deployment: Document | None) -> Drift:
-    """Whether ``deployment`` is still what Manager last applied, and if not what changed and
-    by whom. ``unknown`` when it carries no managedFields from Manager's apply."""
-    if deployment is None:
-        return UNKNOWN_DRIFT
+def _all_changes(deployment: Document) -> list[Change] | None:
+    """Every difference from Manager's last apply, the adapter's own rollback included."""
     owned = ownership(deployment)
     if owned is None:
-        return UNKNOWN_DRIFT
+        return None
     ours, others = owned
     changes = _with_values(
         deployment, _owned_changes(ours, others, _record(deployment), _main(deployment) or {})
@@ -297,6 +303,39 @@ def drift(deployment: Document | None) -> Drift:
     seen = {(c.what, c.path) for c in changes}
     changes += [c for c in _value_changes(deployment, others) if (c.what, c.path) not in seen]
     changes.sort(key=lambda c: (c.what, c.path))
+    return changes
+
+
+def fingerprint(deployment: Document, change: Change) -> str:
+    """What a change left in place, hashed (env values may be secrets): its value where it
+    has a field, else the kind of change (a removal)."""
+    value = value_at(deployment, change.at) if change.at else change.change
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def rollback_fields(deployment: Document) -> dict[str, str]:
+    """For the mark of a rollback just made: each field it put in place (what drift reports
+    right after ``kubectl rollout undo``), by path, with its fingerprint. Only what the undo
+    writes: the template, and the annotations it copies back from the old ReplicaSet (the
+    applied record among them); a label someone added before stays theirs."""
+    return {
+        change.path: fingerprint(deployment, change)
+        for change in _all_changes(deployment) or []
+        if change.path.startswith(("spec.template.", "metadata.annotations."))
+    }
+
+
+def drift(deployment: Document | None) -> Drift:
+    """Whether ``deployment`` is still what Manager last applied, and if not what changed and
+    by whom. ``unknown`` when it carries no managedFields from Manager's apply."""
+    if deployment is None:
+        return UNKNOWN_DRIFT
+    changes = _all_changes(deployment)
+    if changes is None:
+        return UNKNOWN_DRIFT
+    own = rolled_back_fields(deployment)
+    changes = [c for c in changes if own.get(c.path) != fingerprint(deployment, c)]
     return Drift(DRIFTED if changes else IN_SYNC, tuple(changes), rollback_of(deployment))
 
 

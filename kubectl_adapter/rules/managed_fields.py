@@ -72,6 +72,41 @@ def ownership(deployment: Document) -> tuple[set[Path], dict[str, set[Path]]] | 
     return (ours, others) if applied else None
 
 
+def applied_at(deployment: Document) -> str | None:
+    """When Manager last applied (its Apply entry's ``time``, RFC 3339 to the second)."""
+    for entry in (deployment.get("metadata") or {}).get("managedFields") or []:
+        if not isinstance(entry, dict) or entry.get("manager") != FIELD_MANAGER:
+            continue
+        if entry.get("operation") == "Apply" and entry.get("time"):
+            return str(entry["time"])
+    return None
+
+
+def value_at(document: Any, path: Path) -> Any:
+    """The value a FieldsV1 path names in ``document`` (``f:`` a key, ``k:`` the list item
+    with those keys, ``v:`` the set item), or None."""
+    here = document
+    for segment in path:
+        if segment.startswith("f:") and isinstance(here, dict):
+            here = here.get(segment[2:])
+        elif segment.startswith("k:") and isinstance(here, list):
+            keys = key_of(segment)
+            here = next(
+                (
+                    i
+                    for i in here
+                    if isinstance(i, dict) and all(i.get(k) == v for k, v in keys.items())
+                ),
+                None,
+            )
+        elif segment.startswith("v:") and isinstance(here, list):
+            wanted = json.loads(segment[2:]) if segment[2:] else None
+            here = wanted if wanted in here else None
+        else:
+            return None
+    return here
+
+
 def key_of(segment: str) -> dict[str, Any]:
     try:
         found = json.loads(segment[2:])

@@ -81,6 +81,11 @@ def _parse_quantity(value: str) -> Fraction | None:
     return number
 
 
+def quantity_value(value: str) -> Fraction | None:
+    """A quantity's exact value (``1Gi`` and ``1024Mi`` alike), or None for other text."""
+    return _parse_quantity(value)
+
+
 # Cached: a list of thousands of workloads repeats the same few quantities.
 @lru_cache(maxsize=1024)
 def parse_cpu_quantity(value: str) -> Decimal | None:

@@ -1,5 +1,5 @@
 """``--sort-by``: a column of the table (or a JSON path) orders the items, numbers as numbers,
-absent values last; an unknown column is refused with the columns named."""
+absent values first (as kubectl); an unknown column is refused with the columns named."""
 
 from __future__ import annotations
 
@@ -30,12 +30,12 @@ ITEMS = [
     [
         ("STATUS", ["ns/c", "ns/b", "ns/a"]),
         ("status", ["ns/c", "ns/b", "ns/a"]),
-        ("cpus", ["ns/b", "ns/a", "ns/c"]),  # numbers; the absent one last
+        ("cpus", ["ns/c", "ns/b", "ns/a"]),  # numbers; the absent one first, as kubectl
         ("MEMORY", ["ns/c", "ns/b", "ns/a"]),  # 64 < 128 < 1024, not as text
         ("ready", ["ns/b", "ns/c", "ns/a"]),  # ready, then desired
         ("AGE", ["ns/b", "ns/a", "ns/c"]),  # oldest first
-        ("pod-ip", ["ns/c", "ns/a", "ns/b"]),  # by its parts: .9 before .10
-        ("POD IP", ["ns/c", "ns/a", "ns/b"]),
+        ("pod-ip", ["ns/b", "ns/c", "ns/a"]),  # by its parts: .9 before .10
+        ("POD IP", ["ns/b", "ns/c", "ns/a"]),
         ("node_id", ["ns/a", "ns/c", "ns/b"]),  # "7" < "9" < "10": naturally
         (".createdAt", ["ns/b", "ns/a", "ns/c"]),
         ("{.memoryMb}", ["ns/c", "ns/b", "ns/a"]),

@@ -62,6 +62,26 @@ def _resolve(value: Any, total: int, round_up: bool) -> int:
     return int(value or 0)
 
 
+def _replicas(rs: dict[str, Any]) -> int:
+    return int(rs["spec"].get("replicas", 0))
+
+
+def _available(rs: dict[str, Any]) -> int:
+    return int((rs.get("status") or {}).get("availableReplicas", 0))
+
+
+def _fenceposts(spec: dict[str, Any], desired: int) -> tuple[int, int]:
+    """(maxSurge, maxUnavailable) as counts (deployment/util ``ResolveFenceposts`` and
+    ``MaxUnavailable``): surge rounded up, unavailable down, never both 0, unavailable at
+    most the replicas."""
+    rolling = (spec.get("strategy") or {}).get("rollingUpdate") or {}
+    surge = _resolve(rolling.get("maxSurge", "25%"), desired, True)
+    unavailable = _resolve(rolling.get("maxUnavailable", "25%"), desired, False)
+    if surge == 0 and unavailable == 0:
+        unavailable = 1
+    return surge, 0 if desired == 0 else min(unavailable, desired)
+
+
 def _revision(rs: dict[str, Any]) -> int:
     try:
         return int((rs["metadata"].get("annotations") or {}).get(REVISION, "0"))
@@ -430,12 +450,12 @@ class Controller:
             sel = copy.deepcopy(spec.get("selector") or {})
             sel.setdefault("matchLabels", {})[HASH_LABEL] = h
             rs_name = f"{name}-{h}"
-            initial = (
-                desired
-                if spec.get("strategy", {}).get("type") != "Recreate"
-                or not any(int(o["spec"].get("replicas", 0)) for o in olds)
-                else 0
-            )
+            running = sum(int(o["spec"].get("replicas", 0)) for o in olds)
+            if spec.get("strategy", {}).get("type") == "Recreate":
+                initial = 0 if running else desired
+            else:  # NewRSNewReplicas: no more Pods in all than desired + maxSurge
+                surge = _fenceposts(spec, desired)[0]
+                initial = max(0, min(desired, desired + surge - running))
             rs = {
                 "apiVersion": "apps/v1",
                 "kind": "ReplicaSet",
@@ -507,14 +527,7 @@ class Controller:
             if not old_pods:
                 new_rs = self._scale_rs(d, new_rs, desired)
         elif new_rs is not None:
-            new_avail = int(new_rs.get("status", {}).get("availableReplicas", 0))
-            new_rs = self._scale_rs(d, new_rs, desired)
-            budget = max(0, desired - new_avail)
-            for o in sorted(olds, key=_revision, reverse=True):
-                cur = int(o["spec"].get("replicas", 0))
-                keep = min(cur, budget)
-                budget -= keep
-                self._scale_rs(d, o, keep)
+            new_rs = self._roll(d, new_rs, olds)
         self._cleanup_history(d, olds)
         if new_rs is not None:
             rev = (new_rs["metadata"].get("annotations") or {}).get(REVISION, "1")
@@ -531,6 +544,63 @@ class Controller:
         if new_rs is not None and new_rs["metadata"]["name"] not in names:
             names.append(new_rs["metadata"]["name"])
         return self._update_status(cur, names, new_rs, progress_reason, progress_msg)
+
+    def _roll(
+        self, d: dict[str, Any], new_rs: dict[str, Any], olds: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """One step of the Deployment controller's rolling update (pkg/controller/deployment
+        rolling.go, ``rolloutRolling``): ``reconcileNewReplicaSet`` scales the new ReplicaSet
+        up within maxSurge (``NewRSNewReplicas``); ``reconcileOldReplicaSets`` scales the old
+        ones down only as far as maxUnavailable allows, the unhealthy first
+        (``cleanupUnhealthyReplicas``), then the available ones, oldest first
+        (``scaleDownOldReplicaSetsForRollingUpdate``). So the one available ReplicaSet keeps
+        serving while a new one cannot start, and a second broken template after a first
+        takes the first broken one's Pod, never the serving one's."""
+        desired = int(d["spec"].get("replicas", 1))
+        surge, unavailable = _fenceposts(d["spec"], desired)
+        new_count = _replicas(new_rs)
+        if new_count > desired:
+            new_rs = self._scale_rs(d, new_rs, desired)
+        elif new_count < desired:
+            room = desired + surge - new_count - sum(_replicas(o) for o in olds)
+            if room > 0:
+                new_rs = self._scale_rs(d, new_rs, new_count + min(room, desired - new_count))
+        old_count = sum(_replicas(o) for o in olds)
+        if old_count == 0:
+            return new_rs
+        min_available = desired - unavailable
+        new_unavailable = _replicas(new_rs) - _available(new_rs)
+        most = old_count + _replicas(new_rs) - min_available - new_unavailable
+        if most <= 0:
+            return new_rs
+        # ReplicaSetsByCreationTimestamp: oldest first, then by name
+        ordered = sorted(
+            olds, key=lambda o: (o["metadata"]["creationTimestamp"], o["metadata"]["name"])
+        )
+        counts = {o["metadata"]["uid"]: _replicas(o) for o in ordered}
+        cleaned = 0
+        for o in ordered:
+            count = counts[o["metadata"]["uid"]]
+            if count == 0 or count == _available(o):
+                continue
+            if cleaned >= most:
+                break
+            down = min(most - cleaned, count - _available(o))
+            counts[o["metadata"]["uid"]] = count - down
+            self._scale_rs(d, o, count - down)
+            cleaned += down
+        available = sum(_available(o) for o in olds) + _available(new_rs)
+        to_go = available - min_available
+        for o in ordered:
+            count = counts[o["metadata"]["uid"]]
+            if to_go <= 0:
+                break
+            if count == 0:
+                continue
+            down = min(count, to_go)
+            self._scale_rs(d, o, count - down)
+            to_go -= down
+        return new_rs
 
     def _scale_paused(
         self, d: dict[str, Any], new_rs: dict[str, Any] | None, olds: list[dict[str, Any]]

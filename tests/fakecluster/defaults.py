@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .nodes import qos_class
+from .quantity import canonical_resources
 
 
 def _image_pull_policy(image: str) -> str:
@@ -18,6 +19,7 @@ def _image_pull_policy(image: str) -> str:
 
 def default_container(c: dict[str, Any]) -> None:
     c.setdefault("resources", {})
+    canonical_resources(c)  # stored as the API server stores them: 1000m is 1, 1024Mi 1Gi
     c.setdefault("terminationMessagePath", "/dev/termination-log")
     c.setdefault("terminationMessagePolicy", "File")
     c.setdefault("imagePullPolicy", _image_pull_policy(str(c.get("image", ""))))

@@ -392,7 +392,10 @@ class Kubelet(InitContainers, GracefulStop, Readiness):
                     "containerID": sim.container_ids.get(tname, ""),
                 }
             }
-            self._set_states(pod, sim, {tname: term}, last={tname: term})
+            # lastState is the run before this one: the kubelet fills it from the previous
+            # container of the same name (kubelet_pods.go, convertToAPIContainerStatuses),
+            # so a first crash has none; the restart ("crashed" below) moves it there.
+            self._set_states(pod, sim, {tname: term})
             sim.stage, sim.due = "crashed", now_m + delay
             return
         if sim.stage == "crashed":

@@ -1227,6 +1227,8 @@ def test_reconfigure_rollback_reports_failure_and_rollback(fp: FakeProcess, cloc
         "failedRevision": "2",
         "revision": "3",
         "at": None,
+        "fields": {},  # what the undo left (none here: no managedFields in this read)
+        "applied": None,
     }
     assert "--overwrite" in argv
 

@@ -796,10 +796,13 @@ def test_a_label_added_to_the_deployment_by_hand_is_reported_and_kept() -> None:
 
 
 def test_a_rollback_by_the_adapter_is_named_in_the_summary_while_it_is_current() -> None:
+    """A change made after the rollback is drift, and the summary names the rollback before
+    it (tests/reliability/test_drift_own_changes.py: the undo's own fields are no drift)."""
     dep = command_added()
+    applied = dep["metadata"]["managedFields"][0]["time"]
     mark = json.dumps(
         {"at": "2026-11-30T00:05:00Z", "by": "--rollback-on-failure"}
-        | {"failedRevision": "2", "revision": "1"}
+        | {"failedRevision": "2", "revision": "1", "fields": {}, "applied": applied}
     )
     dep["metadata"]["annotations"]["org.mieweb.opensource-server.rolled-back"] = mark
     found = drift(dep)
@@ -813,7 +816,7 @@ def test_a_rollback_by_the_adapter_is_named_in_the_summary_while_it_is_current()
         "rolled back by --rollback-on-failure at 2026-11-30T00:05:00Z: revision 2 (the spec "
         "Manager last applied) failed; revision 1 runs the template before it; command added"
     )
-    # A later rollout (revision 3) makes the mark stale: no rollback is claimed any more
-    dep["metadata"]["annotations"]["deployment.kubernetes.io/revision"] = "3"
+    # Manager's next apply makes the mark stale: no rollback is claimed any more
+    dep["metadata"]["managedFields"][0]["time"] = "2026-11-30T02:00:00Z"
     assert drift(dep).rollback is None
     assert not drift(dep).document()["summary"].startswith("rolled back")
