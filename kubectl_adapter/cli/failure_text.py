@@ -43,7 +43,7 @@ def _left(command: str, error: dict[str, Any], target: str) -> str | None:
         return "nothing was changed in the cluster"
     if command == "create":
         if kind == "Interrupted":
-            return f"deployment {target} may have been created: it is kept, read its status"
+            return f"deployment {target} may have been created and is kept"
         if details.get("writeSent") is True and details.get("writeAnswer") is None:
             return f"deployment {target} may have been created (the answer was lost): it is kept"
         return f"deployment {target} was created and is kept"
@@ -83,13 +83,26 @@ def failure_lines(
     """At most ``MAX_LINES`` lines, each at most ``width`` characters when it is known."""
     error = document.get("error") or {}
     message = str(error.get("message", ""))
-    headline = message.split(" | ", 1)[0]
+    headline = one_line(f"Error ({error.get('type')}): {message.split(' | ', 1)[0]}")
     target = target or str((error.get("details") or {}).get("providerId") or "")
-    lines = [f"Error ({error.get('type')}): {one_line(headline)}"]
     left = _left(command, error, target) if target else None
-    if left:
-        lines.append(left)
-    lines += _next(command, error, target, prog)
-    if error.get("details") or headline != message:
-        lines.append("the whole error: the same command with -o yaml (or -o json)")
-    return [cut(line, width) for line in lines[:MAX_LINES]]
+    whole = "the whole error: -o yaml" if error.get("details") or " | " in message else None
+    tail = _next(command, error, target, prog)
+    if left and whole and 2 + 1 + len(tail) + 1 > MAX_LINES:
+        left, whole = f"{left}; {whole}", None  # one line for both: the headline gets two
+    tail = [line for line in (left, *tail, whole) if line]
+    room = max(1, min(2, MAX_LINES - len(tail)))
+    return [*_wrapped(headline, width, room), *(cut(line, width) for line in tail)][:MAX_LINES]
+
+
+def _wrapped(text: str, width: int | None, lines: int) -> list[str]:
+    """``text`` in at most ``lines`` lines of ``width``, the last cut with ``…`` if need be."""
+    if width is None or len(text) <= width:
+        return [text]
+    import textwrap
+
+    wrapped = textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)
+    if len(wrapped) > lines:
+        rest = " ".join(wrapped[lines - 1 :])
+        wrapped = [*wrapped[: lines - 1], cut(rest, width)]
+    return wrapped
