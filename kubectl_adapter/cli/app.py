@@ -31,7 +31,6 @@ from .output import (
     write_result,
 )
 from .parser import PROG, build_parser
-from .several import Several
 from .terminal_text import shown_stderr
 from .views import default_format, is_terminal, shown_prog
 
@@ -195,11 +194,12 @@ def _run(argv: list[str], started: float, process: bool) -> int:
         return code
     if isinstance(result, Streamed):  # --watch wrote as it went
         return result.code
-    if isinstance(result, Several):  # NAME NAME...: each answered as if alone
+    if type(result).__name__ == "Several":  # NAME NAME...: each answered as if alone
+        several = result
         shown = Shown(fmt, headers=not args.no_headers, prog=shown_prog(PROG))
         return deliver(
-            lambda out: result.write(args.command, shown, out, sys.stderr),
-            result.exit_code,
+            lambda out: several.write(args.command, shown, out, sys.stderr),
+            several.exit_code,
             f"the result of {args.command}",
             PROG,
         )

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..contract.errors import InvalidInput, InvalidProviderId
 from ..kubectl.interrupts import deferred
 from .parser import build_parser
-from .targets import NAMED_COMMANDS
 
 if TYPE_CHECKING:
     from ..contract.spec import ContainerSpec
@@ -89,6 +88,12 @@ def _watching(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "watch", False))
 
 
+# The commands that take NAME arguments (``targets``).
+NAMED_COMMANDS = frozenset(
+    {"status", "describe", "network", "start", "stop", "delete", "reconfigure"}
+)
+
+
 class Streamed(NamedTuple):
     """A command that wrote its own output as it ran (``--watch``): its exit code."""
 
@@ -155,7 +160,7 @@ def first_read(
         assert spec is not None
         return (commands.get_deployment(spec.hostname), args.namespace) if args.namespace else None
     if command in ("status", "describe", "network", "reconfigure", "delete"):
-        found = getattr(args, "named", None)
+        found = getattr(args, "named", None) or _named_or_none(args)
         if not found:
             return None
         namespace = found[0].namespace or args.namespace
@@ -165,6 +170,16 @@ def first_read(
             return commands.named_workload(found[0].name), namespace
         return commands.get_deployment(found[0].name), namespace
     return None
+
+
+def _named_or_none(args: argparse.Namespace) -> Any:
+    from ..contract.errors import AdapterError
+    from .targets import names_of
+
+    try:
+        return names_of(args)
+    except AdapterError:
+        return None  # the command says why, in its place
 
 
 def dump(value: Any) -> Any:

@@ -224,7 +224,7 @@ def command_epilog(name: str) -> str:
         parts.append(command.notes)
     if command.spec:
         parts.append(SPEC)
-    if name not in ("completion", "options"):
+    if name != "completion":
         parts.append(EXIT_CODES)
     parts.append(DOCS)
     if name != "options":

@@ -103,7 +103,10 @@ def _write_table(command: str, result: Any, how: Shown, out: IO[str], err: Shown
     if text is None:
         _write_yaml(result, out)
     elif text:
-        put(out, text)
+        from .tables import fitted
+
+        # At the terminal's width, as a person sees it; -o wide shows every cell whole.
+        put(out, fitted(text, None if wide is not None else terminal_width(out)))
         if how.headers:  # a person reading: say where the changes are shown
             for provider_id in drifted(command, result):
                 _note(

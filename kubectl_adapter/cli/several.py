@@ -19,19 +19,19 @@ __all__ = ["Several"]
 
 
 class Several(NamedTuple):
-    """The provider IDs, and for each one its document or its error."""
+    """The provider IDs, and for each one its document or its error (``dispatch`` makes it)."""
 
     provider_ids: tuple[str, ...]
     answers: tuple[Any, ...]
 
     @property
     def exit_code(self) -> int:
+        """The worst: the highest exit code a name got; 0 when every one succeeded."""
         return max((a.exit_code for a in self.answers if isinstance(a, AdapterError)), default=0)
 
     def document(self) -> dict[str, Any]:
-        return {
-            "items": [_item(pid, a) for pid, a in zip(self.provider_ids, self.answers, strict=True)]
-        }
+        pairs = zip(self.provider_ids, self.answers, strict=True)
+        return {"items": [_item(pid, answer) for pid, answer in pairs]}
 
     def write(self, command: str, how: Shown, out: IO[str], err: IO[str]) -> None:
         """The whole document (``-o json|yaml``), or a person's view of each answer."""

@@ -20,13 +20,14 @@ if TYPE_CHECKING:
     from ..contract.workload_names import Named
     from ..kubectl.runner import KubectlRunner
 
-__all__ = ["NAMED_COMMANDS", "SEVERAL", "missing_error", "names_of", "provider_ids", "words"]
-
-# The commands that take NAME arguments, and those that take several (as kubectl's).
-NAMED_COMMANDS = frozenset(
-    {"status", "describe", "network", "start", "stop", "delete", "reconfigure"}
-)
-SEVERAL = frozenset({"status", "describe", "start", "stop", "delete"})
+__all__ = [
+    "missing_error",
+    "names_nothing",
+    "names_of",
+    "provider_ids",
+    "refused_without_namespace",
+    "words",
+]
 
 
 def words(args: argparse.Namespace) -> list[str]:
