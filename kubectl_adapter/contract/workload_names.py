@@ -18,7 +18,8 @@ Two rules settle what could be read two ways:
   namespace is called X (only ``deploy``, ``deployment`` and ``deployments`` can be both: a
   namespace name has no dot or capital). Such a namespace is named with ``-n X NAME``, or with
   ``--provider-ids``, which reads every name as ``namespace/name`` and nothing else (what
-  Manager passes: its IDs can never be misread).
+  Manager passes: its IDs can never be misread, and each carries its namespace, which -n,
+  given by Manager for ``list`` and ``create``, does not override).
 - ``-n NS`` with a provider ID in another namespace is refused, as kubectl refuses an object
   whose namespace contradicts ``--namespace``; ``-n NS NS/NAME`` agrees and is taken.
 """
@@ -68,9 +69,9 @@ def _checked_name(name: str, given: str) -> str:
 
 
 def _one(word: str, namespace_flag: str | None, *, as_ids: bool) -> Named:
-    if as_ids:
+    if as_ids:  # Manager's stored identity: its own namespace, whatever -n says (list's)
         pid = parse_provider_id(word)
-        return _agreeing(Named(pid.namespace, pid.name, word), namespace_flag)
+        return Named(pid.namespace, pid.name, word)
     parts = word.split("/")
     if len(parts) == 1:
         return Named(None, _checked_name(word, word), word)
