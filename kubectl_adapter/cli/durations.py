@@ -79,7 +79,7 @@ def go_duration_seconds(text: str) -> float:
 
 def _bare_seconds(text: str) -> float | None:
     """A bare decimal number (``90``, ``2.5``): seconds, as the adapter always took them."""
-    body = text.strip()
+    body = text
     if not body or any(c not in _DIGITS + "." for c in body) or body.count(".") > 1:
         return None
     if body == ".":
