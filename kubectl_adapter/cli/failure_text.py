@@ -88,8 +88,9 @@ def failure_lines(
     left = _left(command, error, target) if target else None
     whole = "the whole error: -o yaml" if error.get("details") or " | " in message else None
     tail = _next(command, error, target, prog)
-    if left and whole and 2 + 1 + len(tail) + 1 > MAX_LINES:
-        left, whole = f"{left}; {whole}", None  # one line for both: the headline gets two
+    merged = f"{left}; {whole}" if left and whole else None
+    if merged and 2 + 1 + len(tail) + 1 > MAX_LINES and (width is None or len(merged) <= width):
+        left, whole = merged, None  # one line for both: the headline gets two
     tail = [line for line in (left, *tail, whole) if line]
     room = max(1, min(2, MAX_LINES - len(tail)))
     return [*_wrapped(headline, width, room), *(cut(line, width) for line in tail)][:MAX_LINES]
