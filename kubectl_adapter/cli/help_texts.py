@@ -87,7 +87,7 @@ GLOBAL_FLAGS_LINE = (
 
 DRY_RUN_HELP = (
     "write nothing: print the kubectl commands the run would execute (and the manifest). "
-    "Commands given a PROVIDER_ID still run one read, `kubectl get deployment`, which the "
+    "Commands given a NAME still run one read, `kubectl get deployment`, which the "
     "plan depends on; create, list, check and nodes run nothing"
 )
 
