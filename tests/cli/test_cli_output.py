@@ -164,8 +164,7 @@ def test_errors_follow_the_format(capsys: pytest.CaptureFixture[str], fp: FakePr
     code, out, err = run(capsys, "status", "Not_A_Name", "-o", "table")
     assert (code, out) == (2, "")
     assert err == (
-        f"Error (InvalidProviderId): {document['error']['message']}\n"
-        "the whole error: -o yaml\n"
+        f"Error (InvalidProviderId): {document['error']['message']}\nthe whole error: -o yaml\n"
     )
     assert not fp.calls
 
