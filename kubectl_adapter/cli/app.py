@@ -101,10 +101,10 @@ def _interrupted(signum: int, fmt: str, about: _About, *, watching: bool = False
     if watching:  # how a watch ends: it only read
         message = f"interrupted by {name}: the watch was stopped (it changes nothing)"
     else:
-        read = f"{shown_prog(PROG)} status {about.target}" if about.target else "its status"
+        read = f": {shown_prog(PROG)} status {about.target}" if about.target else ""
         message = (
             f"interrupted by {name}: kubectl was stopped; the cluster may be part-way "
-            f"through the operation (read its status: {read})"
+            f"through the operation (read its status{read})"
         )
     error = Interrupted(message, {"signal": name})
     return _report(error, fmt, 128 + signum, about)
