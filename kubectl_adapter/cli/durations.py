@@ -10,6 +10,7 @@ flag of the adapter always took it. The bounds stay the adapter's: > 0 and at mo
 from __future__ import annotations
 
 import math
+import re
 
 __all__ = ["ACCEPTED", "go_duration_seconds", "seconds_of"]
 
@@ -77,14 +78,14 @@ def go_duration_seconds(text: str) -> float:
     return (-total if negative else total) / 1e9
 
 
+# A bare number, as the adapter's flags always took one (``90``, ``2.5``, ``1e3``): a decimal
+# literal, never Python's other float spellings (``inf``, ``1_000``, `` 5``).
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 def _bare_seconds(text: str) -> float | None:
-    """A bare decimal number (``90``, ``2.5``): seconds, as the adapter always took them."""
-    body = text
-    if not body or any(c not in _DIGITS + "." for c in body) or body.count(".") > 1:
-        return None
-    if body == ".":
-        return None
-    return float(body)
+    """A bare decimal number: seconds."""
+    return float(text) if _DECIMAL.fullmatch(text) else None
 
 
 def seconds_of(text: str, *, maximum: float) -> float:
