@@ -40,7 +40,7 @@ class AdapterCli {
   run(args, stdin) {
     // --provider-ids: every NAME is a stored provider ID, namespace/name, never read as
     // kubectl's deployment/NAME (a namespace may be called "deployment").
-    const argv = [...this.prefix, ...this.globalArgs, '--provider-ids', ...args];
+    const argv = [...this.prefix, '--provider-ids', ...this.globalArgs, ...args];
     return new Promise((resolve, reject) => {
       let child;
       try {
