@@ -35,7 +35,7 @@ class Several(NamedTuple):
 
     def write(self, command: str, how: Shown, out: IO[str], err: IO[str]) -> None:
         """The whole document (``-o json|yaml``), or a person's view of each answer."""
-        from .output import write_error, write_result
+        from .output import put, write_error, write_result
 
         if how.format not in HUMAN and not (command == "describe" and how.format == "table"):
             write_result(command, self.document(), how, out, err)
@@ -46,7 +46,7 @@ class Several(NamedTuple):
         else:
             for i, answer in enumerate(done):
                 if i and command == "describe":
-                    out.write("\n\n")
+                    put(out, "\n")  # one blank line between two, as kubectl describe a b
                 write_result(command, answer, how, out, err)
         for pid, answer in zip(self.provider_ids, self.answers, strict=True):
             if isinstance(answer, AdapterError):
