@@ -155,7 +155,7 @@ COMMANDS: dict[str, Command] = {
         "status of one container (or of each one named)",
         (
             "kubectl-adapter status manager/web-1 -o table",
-            "kubectl-adapter -n manager status web-1 deploy/api",
+            "kubectl-adapter -n manager status web-1 deploy/web-1   # NAME as kubectl takes it",
         ),
         "Statuses: running, offline, creating, failed, missing, unknown (docs/lifecycle.md).\n"
         "An API that cannot answer gives status unknown, exit 0. -w keeps watching it.",
