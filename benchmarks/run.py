@@ -56,7 +56,8 @@ def main() -> int:
         out(
             f"Measured by `./dev bench` (`benchmarks/run.py`) on {platform.machine()}, "
             f"{os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"{_kubectl_version()}, {time.strftime('%Y-%m-%d')}.\n"
+            f"{_kubectl_version()}, {time.strftime('%Y-%m-%d')}, load average "
+            f"{os.getloadavg()[0]:.1f} at the start (ratios move with it).\n"
         )
         rounds = 3 if args.quick else 9
         out("## The adapter beside the commands an operator types\n")

@@ -15,7 +15,7 @@ import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from time import monotonic
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from ..contract.errors import AdapterError, InternalError, Interrupted, InvalidInput
 from ..kubectl.interrupts import Signalled, interrupting
@@ -87,35 +87,59 @@ def requested_format(argv: Sequence[str]) -> str:
     return wanted if wanted in FORMATS else "json"
 
 
-def _interrupted(signum: int, fmt: str, *, watching: bool = False) -> int:
+class _About(NamedTuple):
+    """What an error is about, for a person's next steps: the command and its workload."""
+
+    command: str = ""
+    target: str | None = None
+
+
+def _interrupted(signum: int, fmt: str, about: _About, *, watching: bool = False) -> int:
     name = signal.Signals(signum).name
     if watching and fmt in HUMAN:  # Ctrl-C is how a person ends a watch, as kubectl get -w
         return 128 + signum
     if watching:  # how a watch ends: it only read
         message = f"interrupted by {name}: the watch was stopped (it changes nothing)"
     else:
+        read = f": {shown_prog(PROG)} status {about.target}" if about.target else ""
         message = (
             f"interrupted by {name}: kubectl was stopped; the cluster may be part-way "
-            "through the operation (read its status)"
+            f"through the operation (read its status{read})"
         )
     error = Interrupted(message, {"signal": name})
-    return _report(error, fmt, 128 + signum)
+    return _report(error, fmt, 128 + signum, about)
 
 
-def _report(error: AdapterError, fmt: str, code: int) -> int:
+def _report(error: AdapterError, fmt: str, code: int, about: _About | None = None) -> int:
     """The error document on stdout (stderr for ``-o table``); ``code`` unless it is lost."""
     document = error.to_json()
+    about = about or _About()
     return deliver(
-        lambda out: write_error(document, fmt, out, sys.stderr),
+        lambda out: write_error(
+            document,
+            fmt,
+            out,
+            sys.stderr,
+            command=about.command,
+            target=about.target,
+            prog=shown_prog(PROG),
+        ),
         code,
         f"the {error.type} error document",
         PROG,
     )
 
 
+def _about(args: argparse.Namespace | None) -> _About:
+    if args is None:
+        return _About()
+    return _About(str(getattr(args, "command", "") or ""), getattr(args, "target", None))
+
+
 def _run(argv: list[str], started: float, process: bool) -> int:
     fmt = requested_format(argv)
     watching = False
+    args: argparse.Namespace | None = None
     finishing: Callable[[], None] = _nothing
     # The handlers are installed inside the try: a signal at any moment (even one held since
     # the process started, or one while the parser is built) ends in the Interrupted document.
@@ -152,12 +176,12 @@ def _run(argv: list[str], started: float, process: bool) -> int:
 
             say(usage_text(exc.message, exc.details, PROG).rstrip("\n"))
             return exc.exit_code
-        return _report(exc, fmt, exc.exit_code)
+        return _report(exc, fmt, exc.exit_code, _about(args))
     except Signalled as exc:
-        return _interrupted(exc.signum, fmt, watching=watching)
+        return _interrupted(exc.signum, fmt, _about(args), watching=watching)
     except KeyboardInterrupt:
         finishing()
-        return _interrupted(signal.SIGINT, fmt, watching=watching)
+        return _interrupted(signal.SIGINT, fmt, _about(args), watching=watching)
     except Exception as exc:  # a bug: still one document, never a traceback on stdout
         finishing()
         error = InternalError(f"unexpected {type(exc).__name__}: {exc}")
@@ -170,6 +194,15 @@ def _run(argv: list[str], started: float, process: bool) -> int:
         return code
     if isinstance(result, Streamed):  # --watch wrote as it went
         return result.code
+    if type(result).__name__ == "Several":  # NAME NAME...: each answered as if alone
+        several = result
+        shown = Shown(fmt, headers=not args.no_headers, prog=shown_prog(PROG))
+        return deliver(
+            lambda out: several.write(args.command, shown, out, sys.stderr),
+            several.exit_code,
+            f"the result of {args.command}",
+            PROG,
+        )
     code = 0
     shown = Shown(fmt, headers=not args.no_headers, prog=shown_prog(PROG))
     if args.command == "check" and not args.dry_run:

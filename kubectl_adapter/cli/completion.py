@@ -118,8 +118,9 @@ def candidates(
             f"{name}\t{summaries.get(name, '')}" for name in commands if name.startswith(current)
         ], NO_FILE
     slots = [a for a in active._actions if not a.option_strings and a.dest != "help"]
-    if positionals < len(slots):
-        slot = slots[positionals]
+    several = bool(slots) and slots[-1].nargs == "+"  # NAME...: each one completed
+    if positionals < len(slots) or several:
+        slot = slots[min(positionals, len(slots) - 1)]
         if slot.dest == "provider_id" and lookup is not None:
             return [pid for pid in lookup(done) if pid.startswith(current)], NO_FILE
         return _value_candidates(slot, current)

@@ -12,7 +12,7 @@ import math
 from time import monotonic
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..contract.errors import InvalidInput
+from ..contract.errors import InvalidInput, InvalidProviderId
 from ..kubectl.interrupts import deferred
 from .parser import build_parser
 
@@ -88,6 +88,12 @@ def _watching(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "watch", False))
 
 
+# The commands that take NAME arguments (``targets``).
+NAMED_COMMANDS = frozenset(
+    {"status", "describe", "network", "start", "stop", "delete", "reconfigure"}
+)
+
+
 class Streamed(NamedTuple):
     """A command that wrote its own output as it ran (``--watch``): its exit code."""
 
@@ -138,8 +144,6 @@ def first_read(
     """The read each command starts with, when its arguments alone name it (a namespace is
     needed: without ``-n`` the context's is looked up first). The operations run these same
     commands (``kubectl.commands``); ``tests/cli/test_first_read.py`` holds them together."""
-    from ..contract.errors import AdapterError as Refused
-    from ..contract.naming import parse_provider_id
     from ..kubectl import commands
 
     command = args.command
@@ -156,14 +160,26 @@ def first_read(
         assert spec is not None
         return (commands.get_deployment(spec.hostname), args.namespace) if args.namespace else None
     if command in ("status", "describe", "network", "reconfigure", "delete"):
-        try:
-            pid = parse_provider_id(args.provider_id)
-        except Refused:
-            return None  # the operation says why, in its place
+        found = getattr(args, "named", None) or _named_or_none(args)
+        if not found:
+            return None
+        namespace = found[0].namespace or args.namespace
+        if namespace is None:
+            return None  # the context's namespace is looked up first
         if command in ("status", "describe", "network"):
-            return commands.named_workload(pid.name), pid.namespace
-        return commands.get_deployment(pid.name), pid.namespace
+            return commands.named_workload(found[0].name), namespace
+        return commands.get_deployment(found[0].name), namespace
     return None
+
+
+def _named_or_none(args: argparse.Namespace) -> Any:
+    from ..contract.errors import AdapterError
+    from .targets import names_of
+
+    try:
+        return names_of(args)
+    except AdapterError:
+        return None  # the command says why, in its place
 
 
 def dump(value: Any) -> Any:
@@ -183,6 +199,20 @@ def run_command(args: argparse.Namespace) -> Any:
         from .completion import script
 
         return script(build_parser(), args.shell)
+    if command == "options":
+        from .parser import global_options_text
+
+        return global_options_text()
+    if command in NAMED_COMMANDS:
+        from .targets import names_of
+
+        try:
+            args.named = names_of(args)  # refused before any kubectl call
+        except InvalidProviderId as exc:
+            from ..kubectl.runner import KubectlRunner
+            from .targets import refused_without_namespace
+
+            raise refused_without_namespace(exc, args, KubectlRunner(config_of(args))) from exc
     if command == "capabilities":
         from ..contract.capabilities import CAPABILITIES
 
@@ -224,7 +254,10 @@ def run_command(args: argparse.Namespace) -> Any:
         opening = first_read(args, spec_given)
         if opening is not None:
             runner.open_read(opening[0], namespace=opening[1])
-        result = _on_node(args, runner, spec_given)
+        if command in NAMED_COMMANDS:
+            result = _on_named(args, runner, spec_given)
+        else:
+            result = _on_node(args, runner, spec_given)
     finally:
         runner.close()
     if args.sort_key is None or isinstance(result, Streamed):
@@ -232,6 +265,55 @@ def run_command(args: argparse.Namespace) -> Any:
     from .sorting import sort_items
 
     return sort_items(dump(result), args.sort_key)
+
+
+def _on_named(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSpec | None) -> Any:
+    """A command given NAMEs: each one run as if it were alone. One name answers exactly as
+    it always did; several answer ``Several`` (``several``: the document and exit code)."""
+    from ..contract.errors import AdapterError
+    from .several import Several
+    from .targets import provider_ids
+
+    pids = provider_ids(args.named, runner)
+    if len(pids) == 1 and len(_words(args)) == 1:
+        args.provider_id = str(pids[0])
+        args.target = args.provider_id
+        return _for_person(args, runner, spec)
+    answers: list[Any] = []
+    for pid in pids:
+        args.provider_id = str(pid)
+        args.target = args.provider_id
+        try:
+            answers.append(dump(_for_person(args, runner, spec)))
+        except AdapterError as exc:
+            answers.append(exc)
+    return Several(tuple(str(pid) for pid in pids), tuple(answers))
+
+
+def _words(args: argparse.Namespace) -> list[str]:
+    from .targets import words
+
+    return words(args)
+
+
+def _for_person(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSpec | None) -> Any:
+    """The command on one workload; on a terminal a name that names nothing is NotFound (on a
+    pipe Manager's ``missing`` and ``alreadyMissing`` stay as they are)."""
+    from ..contract.errors import NotFound
+    from ..contract.naming import parse_provider_id
+    from .formats import HUMAN
+    from .targets import missing_error, names_nothing
+
+    person = getattr(args, "shown_format", "json") in HUMAN and not args.dry_run
+    try:
+        result = _on_node(args, runner, spec)
+    except NotFound as exc:
+        if not person or args.command == "reconfigure":
+            raise
+        raise missing_error(runner, parse_provider_id(args.provider_id), args.command) from exc
+    if person and not isinstance(result, Streamed) and names_nothing(args.command, dump(result)):
+        raise missing_error(runner, parse_provider_id(args.provider_id), args.command)
+    return result
 
 
 def _on_node(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSpec | None) -> Any:
@@ -254,6 +336,9 @@ def _on_node(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSpe
         return provider.read_plan(command, getattr(args, "provider_id", None))
     if command == "create":
         assert spec is not None
+        # What a failure's next steps name; the provider asks for the context's namespace
+        # once, and create reads the same answer.
+        args.target = f"{provider.namespace()}/{spec.hostname}"
         return provider.create(spec)
     if command == "reconfigure":
         assert spec is not None

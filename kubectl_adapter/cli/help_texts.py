@@ -13,6 +13,8 @@ __all__ = [
     "DRY_RUN_HELP",
     "EPILOG",
     "EXIT_CODES",
+    "GLOBAL_FLAGS_LINE",
+    "NAME_HELP",
     "OUTPUT_HELP",
     "SPEC",
     "Command",
@@ -71,9 +73,21 @@ OUTPUT_HELP = (
     "(deployment.apps/NAME lines for kubectl)"
 )
 
+NAME_HELP = (
+    "the workload, as kubectl names a Deployment: NAME (with -n, else the context's "
+    "namespace), deployment/NAME, deploy/NAME, deployment.apps/NAME, or the provider ID "
+    "namespace/NAME"
+)
+
+# The last line of a command's --help, in kubectl's words: the global flags are listed once.
+GLOBAL_FLAGS_LINE = (
+    'Use "kubectl-adapter options" for a list of global command-line options (applies to all '
+    "commands)."
+)
+
 DRY_RUN_HELP = (
     "write nothing: print the kubectl commands the run would execute (and the manifest). "
-    "Commands given a PROVIDER_ID still run one read, `kubectl get deployment`, which the "
+    "Commands given a NAME still run one read, `kubectl get deployment`, which the "
     "plan depends on; create, list, check and nodes run nothing"
 )
 
@@ -138,8 +152,11 @@ COMMANDS: dict[str, Command] = {
         ("kubectl-adapter capabilities -o yaml",),
     ),
     "status": Command(
-        "status of one container",
-        ("kubectl-adapter status manager/web-1 -o table",),
+        "status of one container (or of each one named)",
+        (
+            "kubectl-adapter status manager/web-1 -o table",
+            "kubectl-adapter -n manager status web-1 deploy/web-1   # NAME as kubectl takes it",
+        ),
         "Statuses: running, offline, creating, failed, missing, unknown (docs/lifecycle.md).\n"
         "An API that cannot answer gives status unknown, exit 0. -w keeps watching it.",
     ),
@@ -181,6 +198,11 @@ COMMANDS: dict[str, Command] = {
         "Replicas are untouched: a stopped container stays stopped.",
         spec=True,
     ),
+    "options": Command(
+        "print the global flags every command takes",
+        ("kubectl-adapter options",),
+        "As kubectl options: the flags given before or after any command.",
+    ),
     "completion": Command(
         "print a shell completion script (bash or zsh)",
         (
@@ -205,4 +227,6 @@ def command_epilog(name: str) -> str:
     if name != "completion":
         parts.append(EXIT_CODES)
     parts.append(DOCS)
+    if name != "options":
+        parts.append(GLOBAL_FLAGS_LINE)
     return "\n\n".join(parts)

@@ -41,6 +41,7 @@ __all__ = [
     "settle",
     "stderr_or_null",
     "stdout",
+    "terminal_width",
     "write_error",
     "write_result",
 ]
@@ -102,7 +103,10 @@ def _write_table(command: str, result: Any, how: Shown, out: IO[str], err: Shown
     if text is None:
         _write_yaml(result, out)
     elif text:
-        put(out, text)
+        from .tables import fitted
+
+        # At the terminal's width, as a person sees it; -o wide shows every cell whole.
+        put(out, fitted(text, None if wide is not None else terminal_width(out)))
         if how.headers:  # a person reading: say where the changes are shown
             for provider_id in drifted(command, result):
                 _note(
@@ -120,23 +124,42 @@ def _note(err: ShownStream, line: str) -> None:
         err.write(line + "\n")
 
 
-def write_error(document: dict[str, Any], fmt: str, out: IO[str], err: IO[str]) -> None:
+def write_error(
+    document: dict[str, Any],
+    fmt: str,
+    out: IO[str],
+    err: IO[str],
+    *,
+    command: str = "",
+    target: str | None = None,
+    prog: str = "kubectl-adapter",
+) -> None:
     """``{"error": ...}`` on stdout in ``fmt``; with ``-o table|wide|name``, for a person, on
-    stderr."""
+    stderr: at most five lines no wider than the terminal (``failure_text``), the whole
+    document behind ``-o yaml``/``-o json``."""
     if fmt == "yaml":
         _write_yaml(document, out)
     elif fmt not in HUMAN:
         write_json(document, out)
     else:
-        from .yaml_text import dump
+        from .failure_text import failure_lines
 
         person = shown_stream(err)
-        error = document["error"]
-        person.write(f"Error ({error['type']}): {error['message']}\n")
-        if error.get("details"):
-            details = dump({"details": error["details"]}, encoding=person.encoding)
-            person.write("".join(f"  {line}\n" for line in details.splitlines()))
+        lines = failure_lines(
+            document, command=command, target=target, prog=prog, width=terminal_width(err)
+        )
+        person.write("".join(f"{line}\n" for line in lines))
         person.flush()
+
+
+def terminal_width(stream: Any) -> int | None:
+    """The columns of the terminal ``stream`` is on; None for a pipe or a file."""
+    try:
+        if not stream.isatty():
+            return None
+        return os.get_terminal_size(stream.fileno()).columns or None
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 def _write_yaml(document: Any, out: IO[str]) -> None:

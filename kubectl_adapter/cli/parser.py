@@ -15,7 +15,7 @@ from . import help_texts as texts
 from .mistyped import subcommands
 from .output import FORMATS, put, stdout
 
-__all__ = ["PROG", "build_parser", "subcommands"]
+__all__ = ["PROG", "build_parser", "global_options_text", "subcommands"]
 
 PROG = "kubectl-adapter"
 
@@ -55,6 +55,19 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise InvalidInput(f"{self.prog}: {message}", {"usage": self.format_usage().strip()})
+
+    def format_help(self) -> str:
+        """A command's own flags only; the global ones are one line at the end, pointing at
+        ``options`` (as kubectl's). They stay parsed and completed: only the help hides them."""
+        hidden = [a for a in self._actions if getattr(a, "global_flag", False)]
+        saved = [action.help for action in hidden]
+        for action in hidden:
+            action.help = argparse.SUPPRESS
+        try:
+            return super().format_help()
+        finally:
+            for action, text in zip(hidden, saved, strict=True):
+                action.help = text
 
     def _print_message(self, message: str, file: Any = None) -> None:
         """--help and --version on stdout, all of it or an OSError the CLI reports (argparse
@@ -114,13 +127,14 @@ def version() -> str:
 
 
 def _seconds(text: str) -> float:
-    """A numeric flag: finite, > 0 and at most a day, refused while parsing (before any call)."""
+    """A time flag, as kubectl writes one (``durations``): > 0 and at most a day, refused
+    while parsing (before any call), the refusal showing an accepted form."""
+    from .durations import seconds_of
+
     try:
-        return check_seconds(float(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a number of seconds > 0 and <= {MAX_SECONDS:g}"
-        ) from None
+        return check_seconds(seconds_of(text, maximum=MAX_SECONDS))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -130,6 +144,7 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         if suppress:
             kwargs["default"] = argparse.SUPPRESS
         action = parser.add_argument(*names, **kwargs)
+        action.global_flag = suppress  # type: ignore[attr-defined]
         if complete is not None:
             action.complete = complete  # type: ignore[attr-defined]
 
@@ -163,24 +178,30 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         default=False if not suppress else default,
         help="tables (-o table, -o wide) without their header line, as kubectl's",
     )
-    add("--timeout", metavar="S", type=_seconds, default=default, help="bound on each wait (300)")
     add(
-        "--request-timeout",
-        metavar="S",
+        "--timeout",
+        metavar="DURATION",
         type=_seconds,
         default=default,
-        help="kubectl --request-timeout per API request (10)",
+        help="bound on each wait (5m)",
+    )
+    add(
+        "--request-timeout",
+        metavar="DURATION",
+        type=_seconds,
+        default=default,
+        help="kubectl --request-timeout per API request (10s)",
     )
     add(
         "--call-timeout",
-        metavar="S",
+        metavar="DURATION",
         type=_seconds,
         default=default,
-        help="bound on any kubectl process that is not a wait (60)",
+        help="bound on any kubectl process that is not a wait (1m)",
     )
     add(
         "--deadline",
-        metavar="S",
+        metavar="DURATION",
         type=_seconds,
         default=default,
         help="bound on the whole command (reads: --call-timeout; waits: --timeout + 0.5)",
@@ -191,6 +212,13 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         default=default,
         complete=DIRECTORY,
         help="kubectl --cache-dir",
+    )
+    add(
+        "--provider-ids",
+        action="store_true",
+        default=False if not suppress else default,
+        help="read every NAME as a provider ID, namespace/name, and nothing else (what "
+        "Manager passes: a namespace called deployment is never read as the type)",
     )
     add(
         "--node-id",
@@ -212,6 +240,19 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         default=False if not suppress else default,
         help=texts.DRY_RUN_HELP,
     )
+
+
+def global_options_text() -> str:
+    """``kubectl-adapter options``: the flags every command takes, with their help."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        usage=f"{PROG} [options] COMMAND [ARGS]",
+        description="The following options can be passed to any command:",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        add_help=False,
+    )
+    _global_options(parser, suppress=False)
+    return parser.format_help()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -238,9 +279,12 @@ def build_parser() -> argparse.ArgumentParser:
         _global_options(sub, suppress=True)
         return sub
 
-    def provider_id(sub: argparse.ArgumentParser) -> None:
+    def provider_id(sub: argparse.ArgumentParser, *, several: bool = False) -> None:
         action = sub.add_argument(
-            "provider_id", metavar="PROVIDER_ID", help="namespace/deployment-name"
+            "provider_id",
+            metavar="NAME",
+            nargs="+" if several else None,
+            help=texts.NAME_HELP + (" (several: each answered as if alone)" if several else ""),
         )
         action.complete = PROVIDER_ID  # type: ignore[attr-defined]
 
@@ -297,13 +341,13 @@ def build_parser() -> argparse.ArgumentParser:
         sort_by(sub)
         watch(sub)
     sub = command("status")
-    provider_id(sub)
+    provider_id(sub, several=True)
     watch(sub)
-    for name in ("describe", "network"):
-        provider_id(command(name))
+    provider_id(command("describe"), several=True)
+    provider_id(command("network"))
     for name in ("start", "stop", "delete"):
         sub = command(name)
-        provider_id(sub)
+        provider_id(sub, several=True)
         owner(sub)
     sub = command("reconfigure")
     provider_id(sub)
@@ -313,5 +357,6 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="on a failed rollout run `kubectl rollout undo` and wait for it",
     )
+    command("options")
     command("completion").add_argument("shell", metavar="SHELL", choices=SHELLS, help="bash or zsh")
     return parser

@@ -49,6 +49,7 @@ def _drift(item: dict[str, Any]) -> Any:
 
 
 _SNAPSHOT_KEYS: dict[str, Key] = {
+    "name": _path("providerId"),
     "provider-id": _path("providerId"),
     "status": _path("status"),
     "ready": lambda item: (item.get("readyReplicas"), item.get("replicas")),

@@ -21,8 +21,10 @@ from .terminal_text import one_line
 __all__ = [
     "check_table",
     "drift_cell",
+    "fitted",
     "names",
     "nodes_table",
+    "permission_rows",
     "snapshot_columns",
     "snapshot_row",
     "snapshots_table",
@@ -32,22 +34,17 @@ __all__ = [
 NONE = "<none>"
 GAP = "   "
 
-SNAPSHOT_COLUMNS = (
-    "PROVIDER ID",
-    "STATUS",
-    "READY",
-    "DRIFT",
-    "CPUS",
-    "MEMORY",
-    "CONTAINER ID",
-    "NODE ID",
-    "MESSAGE",
-)
-# -o wide: kubectl's names for what it adds (a Pod's IP and NODE, a Deployment's AGE and
-# IMAGES), before MESSAGE, which stays last: the one long, free-text column.
-WIDE_COLUMNS = ("AGE", "POD IP", "NODE", "IMAGE")
+# kubectl get's order: NAME, then what it is now (STATUS, READY), then AGE; NAME is the
+# provider ID (namespace/name), which every command takes back. MESSAGE, the one long,
+# free-text column, is last: on a terminal it is what is cut at the screen's edge.
+SNAPSHOT_COLUMNS = ("NAME", "STATUS", "READY", "AGE", "DRIFT", "MESSAGE")
+AGE_COLUMN = SNAPSHOT_COLUMNS.index("AGE")
+# -o wide: Manager's IDs and limits, then kubectl's names for what its -o wide adds (a Pod's
+# IP and NODE, a Deployment's IMAGES), before MESSAGE, which stays last.
+WIDE_COLUMNS = ("CPUS", "MEMORY", "CONTAINER ID", "NODE ID", "POD IP", "NODE", "IMAGE")
 NODE_COLUMNS = ("NAME", "STATUS", "VERSION", "CPU", "MEMORY", "PODS")
-PERMISSION_COLUMNS = ("VERB", "RESOURCE", "ALLOWED", "NEEDED FOR", "REASON")
+# kubectl auth can-i --list's layout: a resource per row, the verbs it allows in brackets.
+PERMISSION_COLUMNS = ("RESOURCES", "VERBS", "DENIED", "NEEDED FOR")
 
 
 def render(
@@ -93,23 +90,23 @@ def drift_cell(drift: Any) -> str:
     return ",".join(kinds) or "drifted"
 
 
-def _snapshot_row(item: dict[str, Any], wide: datetime | None) -> list[str]:
-    memory = item.get("memoryMb")
+def _snapshot_row(item: dict[str, Any], wide: datetime | None, now: datetime | None) -> list[str]:
+    from ..rules.clock import age, utc_now
+
     row = [
         cell(item.get("providerId")),
         cell(item.get("status")),
         f"{item.get('readyReplicas', 0)}/{item.get('replicas', 0)}",
+        age(item.get("createdAt"), wide or now or utc_now()),
         drift_cell(item.get("drift")),
-        cell(item.get("cpus")),
-        NONE if memory is None else f"{memory}Mi",
-        cell(item.get("containerId")),
-        cell(item.get("node")),
     ]
     if wide is not None:
-        from ..rules.clock import age
-
+        memory = item.get("memoryMb")
         row += [
-            age(item.get("createdAt"), wide),
+            cell(item.get("cpus")),
+            NONE if memory is None else f"{memory}Mi",
+            cell(item.get("containerId")),
+            cell(item.get("node")),
             cell(item.get("podIp")),
             cell(item.get("podNode")),
             cell(item.get("image")),
@@ -122,18 +119,38 @@ def snapshot_columns(wide: bool) -> tuple[str, ...]:
     return SNAPSHOT_COLUMNS[:-1] + (WIDE_COLUMNS if wide else ()) + SNAPSHOT_COLUMNS[-1:]
 
 
-def snapshot_row(item: dict[str, Any], wide: datetime | None = None) -> list[str]:
-    """One workload's cells (``list -w`` prints them one change at a time)."""
-    return _snapshot_row(item, wide)
+def snapshot_row(
+    item: dict[str, Any], wide: datetime | None = None, now: datetime | None = None
+) -> list[str]:
+    """One workload's cells (``list -w`` prints them one change at a time); ages count to
+    ``wide`` or ``now`` (else this moment)."""
+    return _snapshot_row(item, wide, now)
+
+
+def fitted(text: str, width: int | None) -> str:
+    """Each line of a table at most ``width`` characters, cut with ``…`` (``-o wide``, a pipe
+    and a file get it whole: ``width`` None)."""
+    if width is None:
+        return text
+    from .failure_text import cut
+
+    return "".join(cut(line, width) + "\n" for line in text.splitlines())
 
 
 def snapshots_table(
-    items: Sequence[dict[str, Any]], *, wide: datetime | None = None, headers: bool = True
+    items: Sequence[dict[str, Any]],
+    *,
+    wide: datetime | None = None,
+    headers: bool = True,
+    now: datetime | None = None,
 ) -> str:
-    """``list``, ``status`` and the commands that answer with a Snapshot; ``wide``: the
-    moment ages count to (``-o wide``)."""
+    """``list``, ``status`` and the commands that answer with a Snapshot; ages count to
+    ``wide`` (``-o wide``) or ``now`` (else this moment)."""
+    from ..rules.clock import utc_now
+
     columns = snapshot_columns(wide is not None)
-    rows = [_snapshot_row(item, wide) for item in items]
+    moment = wide or now or utc_now()
+    rows = [_snapshot_row(item, wide, moment) for item in items]
     return render(columns, rows, show_headers=headers)
 
 
@@ -155,10 +172,6 @@ def nodes_table(items: Sequence[dict[str, Any]], *, headers: bool = True) -> str
     return render(NODE_COLUMNS, rows, show_headers=headers)
 
 
-def _allowed(value: Any) -> str:
-    return "yes" if value is True else "no" if value is False else "unknown"
-
-
 def check_table(document: dict[str, Any], *, headers: bool = True) -> str:
     """``check``: the findings like ``kubectl describe``, then one row per permission."""
     exists = document.get("namespaceExists")
@@ -176,23 +189,50 @@ def check_table(document: dict[str, Any], *, headers: bool = True) -> str:
     ]
     width = max(len(name) for name, _ in summary) + 1
     head = "".join(f"{(name + ':').ljust(width)}  {value}\n" for name, value in summary)
-    rows = []
-    for permission in document.get("permissions") or []:
-        resource = cell(permission.get("resource"))
-        if permission.get("subresource"):
-            resource += "/" + cell(permission["subresource"])
-        rows.append(
-            [
-                cell(permission.get("verb")),
-                f"{resource} ({permission.get('group') or 'core'})",
-                _allowed(permission.get("allowed")),
-                ", ".join(cell(n) for n in permission.get("neededFor") or []) or NONE,
-                cell(permission.get("reason")),
-            ]
-        )
+    rows = permission_rows(document.get("permissions") or [])
     if not rows:
         return head
     return head + "\n" + render(PERMISSION_COLUMNS, rows, show_headers=headers)
+
+
+def _resource(permission: dict[str, Any]) -> str:
+    """``deployments.apps``, ``pods``, ``deployments.apps/scale``: kubectl's resource names."""
+    resource = cell(permission.get("resource"))
+    group = permission.get("group")
+    name = f"{resource}.{cell(group)}" if group else resource
+    if permission.get("subresource"):
+        name += "/" + cell(permission["subresource"])
+    return name
+
+
+def permission_rows(permissions: Sequence[dict[str, Any]]) -> list[list[str]]:
+    """One row per resource, as ``kubectl auth can-i --list``: the verbs allowed, the verbs
+    denied (or unknown: ``verb?``) and what the denied ones are needed for. Each denial's
+    reason is in the document (``-o yaml``); NEEDED FOR names what the denied verbs block."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for permission in permissions:
+        grouped.setdefault(_resource(permission), []).append(permission)
+    rows = []
+    for resource, found in grouped.items():
+        allowed = [cell(p.get("verb")) for p in found if p.get("allowed") is True]
+        denied = [
+            cell(p.get("verb")) + ("" if p.get("allowed") is False else "?")
+            for p in found
+            if p.get("allowed") is not True
+        ]
+        needs: list[str] = []
+        for p in found:
+            if p.get("allowed") is not True:
+                needs += [cell(n) for n in p.get("neededFor") or [] if cell(n) not in needs]
+        rows.append(
+            [
+                resource,
+                f"[{' '.join(allowed)}]",
+                f"[{' '.join(denied)}]",
+                ", ".join(needs) or NONE,
+            ]
+        )
+    return rows
 
 
 TABLE_COMMANDS = SNAPSHOT_COMMANDS | {"nodes", "check"}
@@ -212,6 +252,7 @@ def table(
     *,
     wide: datetime | None = None,
     headers: bool = True,
+    now: datetime | None = None,
 ) -> str | None:
     """``command``'s document as a table; None when it has no layout (print YAML instead).
 
@@ -229,7 +270,7 @@ def table(
         return ""
     if command == "nodes":
         return nodes_table(items, headers=headers)
-    return snapshots_table(items, wide=wide, headers=headers)
+    return snapshots_table(items, wide=wide, headers=headers, now=now)
 
 
 def names(command: str, document: Any) -> list[str]:

@@ -155,13 +155,10 @@ class WatchView:
         return snapshot_row(snapshot, moment)
 
     def _compared(self, row: list[str]) -> list[str]:
-        """The cells a change must alter to be shown: all but ``-o wide``'s AGE."""
-        if self.fmt != "wide":
-            return row
-        from .tables import SNAPSHOT_COLUMNS
+        """The cells a change must alter to be shown: all but AGE."""
+        from .tables import AGE_COLUMN
 
-        age = len(SNAPSHOT_COLUMNS) - 1
-        return row[:age] + row[age + 1 :]
+        return row[:AGE_COLUMN] + row[AGE_COLUMN + 1 :]
 
     def _line(self, row: list[str]) -> str:
         widths = self.widths + [0] * (len(row) - len(self.widths))

@@ -40,6 +40,12 @@ def get_deployment(name: str) -> list[str]:
     return ["get", "deployment", name, "-o", "json", SHOW_MANAGED_FIELDS]
 
 
+def get_namespace(name: str) -> list[str]:
+    """``namespace/NAME`` when it exists, nothing when it does not: what a person is told
+    when a name names nothing (``cli.targets``)."""
+    return ["get", "namespace", name, "--ignore-not-found", "-o", "name"]
+
+
 def workloads_selector(node_id: str | None, selector: str | None = None) -> str:
     """Manager's workloads (of one node), ANDed with a person's ``-l`` (checked already:
     ``contract.selectors``); a comma can only narrow a selector."""

@@ -128,7 +128,7 @@ def test_list_table_columns(capsys: pytest.CaptureFixture[str], fp: FakeProcess)
     code, out, _ = run(capsys, "-n", "testns", "list", "-o", "table")
     assert code == 0
     header, row = out.splitlines()
-    assert re.split(r" {3,}", header)[:3] == ["PROVIDER ID", "STATUS", "READY"]
+    assert re.split(r" {3,}", header)[:4] == ["NAME", "STATUS", "READY", "AGE"]
     assert row.split()[:3] == ["testns/web-1", "running", "1/1"]
 
 
@@ -152,18 +152,20 @@ def test_an_empty_list_says_so_on_stderr(
 
 
 def test_errors_follow_the_format(capsys: pytest.CaptureFixture[str], fp: FakeProcess) -> None:
-    code, out, err = run(capsys, "status", "not-an-id")
+    code, out, err = run(capsys, "status", "Not_A_Name")
     assert code == 2
     document = json.loads(out)
     assert document["error"]["type"] == "InvalidProviderId"
 
-    code, out, err = run(capsys, "-o", "yaml", "status", "not-an-id")
+    code, out, err = run(capsys, "-o", "yaml", "status", "Not_A_Name")
     assert (code, yaml.safe_load(out), err) == (2, document, "")
 
-    code, out, err = run(capsys, "status", "not-an-id", "-o", "table")
+    # for a person: the headline and where the whole error is (failure_text)
+    code, out, err = run(capsys, "status", "Not_A_Name", "-o", "table")
     assert (code, out) == (2, "")
-    assert err.startswith(f"Error (InvalidProviderId): {document['error']['message']}\n")
-    assert yaml.safe_load(err.split("\n", 1)[1]) == {"details": document["error"]["details"]}
+    assert err == (
+        f"Error (InvalidProviderId): {document['error']['message']}\nthe whole error: -o yaml\n"
+    )
     assert not fp.calls
 
 
@@ -302,7 +304,7 @@ def test_wide_name_and_no_headers_through_the_cli(
     code, out, err = run(capsys, "-n", "testns", "list", "-o", "wide")
     assert code == 0 and err == ""
     header, row = out.splitlines()
-    assert re.split(r" {3,}", header)[-5:] == ["AGE", "POD IP", "NODE", "IMAGE", "MESSAGE"]
+    assert re.split(r" {3,}", header)[-5:] == ["NODE ID", "POD IP", "NODE", "IMAGE", "MESSAGE"]
     assert "10.244.0.5" in row.split()
     assert run(capsys, "-n", "testns", "list", "-o", "name") == (
         0,

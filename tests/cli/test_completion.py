@@ -274,8 +274,13 @@ def test_a_provider_id_slot_asks_the_lookup_with_the_words_typed() -> None:
     assert seen == [["-n", "ns", "status"]]
     assert candidates(parser, ["describe", "ns/d"], lookup) == (["ns/db"], NO_FILE)
     assert candidates(parser, ["list", ""], lookup) == ([], NO_FILE)  # no slot: not asked
-    assert candidates(parser, ["status", "ns/db", ""], lookup) == ([], NO_FILE)
-    assert len(seen) == 2
+    # status takes several names (as kubectl): each is completed, the same lookup asked
+    assert candidates(parser, ["status", "ns/db", "ns/w"], lookup) == (
+        ["ns/web-1", "ns/web-2"],
+        NO_FILE,
+    )
+    assert candidates(parser, ["network", "ns/db", ""], lookup) == ([], NO_FILE)  # one name
+    assert len(seen) == 3
 
 
 @pytest.fixture(scope="module")

@@ -62,7 +62,7 @@ def test_nodes_sort_by_their_own_columns() -> None:
 def test_an_unknown_column_names_the_columns_and_the_close_one() -> None:
     with pytest.raises(InvalidInput) as caught:
         check_sort_by("list", "stauts")
-    assert "is not a column of list's table: provider-id, status," in caught.value.message
+    assert "is not a column of list's table: name, provider-id, status," in caught.value.message
     assert caught.value.details["suggestions"] == ["status"]
     with pytest.raises(InvalidInput, match="applies to the tables of list and nodes"):
         check_sort_by("status", "status")

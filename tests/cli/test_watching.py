@@ -45,7 +45,7 @@ def test_a_table_row_only_when_a_cell_changes_columns_fitted_to_the_first_list()
     view("SYNCED", None)  # nothing on a terminal
     view("DELETED", _snap("web-1", "missing", message="deployment does not exist"))
     header, first, second, *changes = out.getvalue().splitlines()
-    assert header.startswith("PROVIDER ID ") and "   STATUS   " in header
+    assert header.startswith("NAME ") and "   STATUS   " in header
     assert [first.split()[1], second.split()[1]] == ["offline", "running"]  # --sort-by status
     assert [line.split()[:2] for line in changes] == [
         ["ns/web-1", "offline"],

@@ -121,12 +121,12 @@ def test_list_watch_on_a_terminal_prints_a_row_when_a_workload_changes(cluster: 
         watch.until(lambda line: "No Manager workloads found" in line, "saying none yet")
         created = cluster.adapter("create", "--spec", "-", stdin=spec(name, cid))
         assert created.code == 0, created
-        watch.until(lambda line: line.startswith("PROVIDER ID"), "the header, with a row")
+        watch.until(lambda line: line.startswith("NAME "), "the header, with a row")
         watch.until(lambda line: (_row(line, pid) or [""])[1:2] == ["running"], "running")
         assert cluster.adapter("stop", pid).code == 0
         watch.until(lambda line: (_row(line, pid) or [""])[1:2] == ["offline"], "offline")
         cluster.kubectl("set", "image", f"deployment/{name}", "main=nginx:1.27")
-        watch.until(lambda line: "image" in (_row(line, pid) or [])[3:4], "drifted: image")
+        watch.until(lambda line: "image" in (_row(line, pid) or [])[4:5], "drifted: image")
         assert len(watch.kubectls()) == 3, watch.kubectls()
     finally:
         code = watch.stop(signal.SIGINT)

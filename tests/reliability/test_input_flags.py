@@ -1,10 +1,13 @@
-"""Every numeric flag is checked while parsing, before any kubectl call: finite, > 0 and at
-most a day. ``--timeout inf`` used to crash with OverflowError after ``stop`` had scaled to 0."""
+"""Every time flag is checked while parsing, before any kubectl call: finite, > 0 and at
+most a day. ``--timeout inf`` used to crash with OverflowError after ``stop`` had scaled to 0.
+A flag takes a number of seconds or a Go duration (issue 41; the grammar is
+tests/cli/test_durations.py's)."""
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -17,11 +20,16 @@ from kubectl_adapter.cli import dispatch
 from kubectl_adapter.contract.errors import InvalidInput
 from kubectl_adapter.contract.naming import is_dns1123_label
 from kubectl_adapter.kubectl.bounds import MAX_SECONDS, default_deadline
+from tests.cli.test_durations import go_reference
+
+# A bare number of seconds, as these flags always took one: a decimal literal.
+DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 NGINX = Path(__file__).resolve().parents[2] / "examples" / "nginx.json"
 FLAGS = ["--timeout", "--request-timeout", "--call-timeout", "--deadline"]
 BAD_TEXTS = ["inf", "-inf", "Infinity", "nan", "NaN", "1e300", "1e309", "0", "-0", "-1", "0.0",
-             "86400.5", "1e5", "abc", "", "0x10", "1s", " ", "1e-400"]  # fmt: skip
+             "86400.5", "1e5", "abc", "", "0x10", "1 s", " ", "1e-400", "1_0", " 5",
+             "24h1s"]  # fmt: skip
 
 
 def parse(flag: str, value: str) -> float:
@@ -56,9 +64,12 @@ def test_any_float_is_accepted_exactly_when_in_range(flag: str, value: float) ->
 @given(flag=st.sampled_from(FLAGS), text=st.text(max_size=12))
 def test_any_text_is_a_valid_number_or_invalid_input(flag: str, text: str) -> None:
     assume(text != "--")  # argparse's own end-of-options marker, never a value
-    try:
+    go = go_reference(text)
+    if DECIMAL.fullmatch(text):
         number = float(text)
-    except ValueError:
+    elif go is not None:
+        number = float(go)
+    else:
         number = math.nan
     if text.startswith("-") or not accepted(number):
         with pytest.raises(InvalidInput):

@@ -94,8 +94,8 @@ def _commands(kubectl: str) -> dict[str, tuple[list[str], int]]:
         "render": (["-n", "manager", "render", "--spec", str(ROOT / "examples/nginx.json")], 0),
         "status": (["--kubectl", kubectl, "status", "testns/web-1"], 0),
         "status table": (["--kubectl", kubectl, "-o", "table", "status", "testns/web-1"], 0),
-        "status bad": (["status", "bad"], 2),
-        "status bad yaml": (["-o", "yaml", "status", "bad"], 2),
+        "status bad": (["status", "Bad_Name"], 2),
+        "status bad yaml": (["-o", "yaml", "status", "Bad_Name"], 2),
         "create missing spec": (["create", "--spec", "/nonexistent.json"], 2),
     }
 
@@ -233,7 +233,7 @@ def _stdout(way: str) -> Iterator[tuple[Any, str]]:
 @pytest.mark.parametrize("way", WAYS)
 @pytest.mark.parametrize(
     ("argv", "code"),
-    [(["capabilities"], 11), (["-o", "yaml", "capabilities"], 11), (["status", "bad"], 2)],
+    [(["capabilities"], 11), (["-o", "yaml", "capabilities"], 11), (["status", "Bad_Name"], 2)],
     ids=["capabilities", "yaml", "status bad"],
 )
 def test_the_process_ends_cleanly(way: str, argv: list[str], code: int) -> None:

@@ -38,7 +38,9 @@ class AdapterCli {
 
   /** Run one command; resolve with its JSON document, reject with a typed AdapterError. */
   run(args, stdin) {
-    const argv = [...this.prefix, ...this.globalArgs, ...args];
+    // --provider-ids: every NAME is a stored provider ID, namespace/name, never read as
+    // kubectl's deployment/NAME (a namespace may be called "deployment").
+    const argv = [...this.prefix, '--provider-ids', ...this.globalArgs, ...args];
     return new Promise((resolve, reject) => {
       let child;
       try {
