@@ -254,7 +254,7 @@ JSON = st.recursive(
 
 @pytest.fixture(scope="module", autouse=True)
 def _kubectl_on_path() -> Iterator[None]:
-    with patch("kubectl_adapter.kubectl.runner.shutil.which", lambda name: name):
+    with patch("shutil.which", lambda name: name):
         yield
 
 

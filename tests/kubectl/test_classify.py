@@ -1,5 +1,6 @@
-"""``writes``: a failed write's error says whether its change may have been made, from the
-``-v=7`` log kubectl 1.32 writes (lines as it printed them against the fake API server)."""
+"""``classify`` and ``requests_log``: a failed call's error says whether a change of the
+workload may have been made, from the ``-v`` log kubectl 1.32 writes (lines as it printed
+them against the fake API server), and a permission review's POST is no such change."""
 
 from __future__ import annotations
 
@@ -12,7 +13,22 @@ from kubectl_adapter.contract.errors import (
     Timeout,
     Unavailable,
 )
-from kubectl_adapter.kubectl.writes import read_log, said
+from kubectl_adapter.kubectl.call import Call
+from kubectl_adapter.kubectl.classify import _written, classify
+from kubectl_adapter.kubectl.process import Ended
+from kubectl_adapter.kubectl.requests_log import read
+
+WRITE = Call(("kubectl", "patch"), "write", 10.0, changes=True)
+
+
+def said(error: AdapterError, stderr: str) -> AdapterError:
+    return _written(WRITE, error, read(stderr))
+
+
+def read_log(stderr: str) -> tuple[bool, str | None, int | None]:
+    record = read(stderr)
+    return record.logged, record.write, record.write_answer
+
 
 URL = "https://127.0.0.1:41867/apis/apps/v1/namespaces/default/deployments/web-1"
 PATH = "/apis/apps/v1/namespaces/default/deployments/web-1"
@@ -114,3 +130,38 @@ def test_a_change_never_sent_says_nothing_was_changed(error: AdapterError) -> No
 )
 def test_left_as_it_is(error: AdapterError, stderr: str) -> None:
     assert said(error, stderr) is error
+
+
+REVIEWS = "https://127.0.0.1:41867/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+REVIEW = klog("round_trippers.go:470", f"POST {REVIEWS}?timeout=1s") + HEADERS
+
+
+@pytest.mark.parametrize("answer", [answered("503 Service Unavailable"), LOST, ""])
+def test_a_permission_review_is_no_change(answer: str) -> None:
+    """Its POST asks a question: a 503, a lost answer or none at all is no "may have"."""
+    record = read(CONFIG + GET + REVIEW + answer)
+    assert record.logged and not record.write_sent
+    error = said(unavailable(), CONFIG + GET + REVIEW + answer)
+    assert error.details["writeSent"] is False, error.details
+
+
+def test_a_write_answered_at_v6_is_sent() -> None:
+    done = klog("round_trippers.go:560", f"PATCH {URL}?timeout=2s 503 Service Unavailable in 3 ms")
+    record = read(done)
+    assert (record.logged, record.write, record.write_answer) == (False, f"PATCH {PATH}", 503)
+    assert record.codes == (503,)
+
+
+def test_the_review_call_says_nothing_of_a_change() -> None:
+    """A call that changes nothing (a review) is typed as a read meeting the same fault."""
+    review = Call(("kubectl", "create", "-f", "-"), "write", 10.0, changes=False)
+    stderr = (
+        CONFIG
+        + REVIEW
+        + answered("503 Service Unavailable")
+        + ('Error from server (ServiceUnavailable): error when creating "STDIN": busy\n')
+    )
+    error = classify(review, Ended(1, "", stderr), read(stderr))
+    assert isinstance(error, Unavailable)
+    assert error.message == "Error from server (ServiceUnavailable): busy"
+    assert "writeSent" not in error.details
