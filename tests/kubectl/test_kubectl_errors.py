@@ -100,7 +100,6 @@ EXPECTED: dict[str, type[AdapterError]] = {
     "ssa-create-nofv": Unavailable,
     # -- the status matrix (§13) ----------------------------------------------------------
     **_each("err-{}-401", "apply delete get scale", Unauthorized),
-    "conn-getmulti-nocontext": 'error: context "nosuchctx" does not exist',
     "err-apply-401-allpaths": Unauthorized,  # wrapped in "failed to download openapi"
     "err-get-401-allpaths": Unauthorized,
     "err-get-401-rawbody": Unauthorized,
