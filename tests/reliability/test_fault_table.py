@@ -126,7 +126,7 @@ _runs = itertools.count()
 # Longer than any bound a first call has here (--request-timeout 1: a read is stopped
 # within 6 s of no answer) and than a feed's bound on an unreachable API (30 s, live.py's
 # UNREACHABLE_SECONDS), on a loaded machine; what runs longer never ends.
-CELL_SECONDS = 50
+CELL_SECONDS = 40
 
 
 def run(workdir: Path, fault: Fault, command: str) -> Answer:
