@@ -48,23 +48,59 @@ def classify(call: Call, ended: Ended, record: Requests) -> KubectlResult | Adap
         if isinstance(ended.stdout, bytes):
             return KubectlResult(list(call.argv), 0, "", ended.stderr, ended.stdout)
         return KubectlResult(list(call.argv), 0, ended.stdout, ended.stderr)
-    if ended.returncode is None and ended.unanswered:
-        return _unanswered(call, ended, record)
     from .kubectl_errors import match
 
     shown = call.shown
-    if ended.returncode is None:
-        error = match(shown, -1, ended.stderr, record, timed_out=True)
-        error.details["timeoutSeconds"] = call.bound
-        if call.cut and isinstance(error, Timeout):
-            error.details["reason"] = "deadline"
-            error.details["deadlineSeconds"] = call.deadline
-        return _written(call, error, record)
+    timed_out = ended.returncode is None
     # kubectl get prints an empty List on stdout even when the LIST failed: only the exit
     # status tells, so stdout is never looked at here.
-    error = match(shown, ended.returncode, ended.stderr, record)
-    error = _about(error, call)
+    code = -1 if ended.returncode is None else ended.returncode
+    error = match(shown, code, ended.stderr, record, timed_out=timed_out)
+    if timed_out:
+        error.details["timeoutSeconds"] = call.bound
+    if timed_out and call.cut and isinstance(error, Timeout):
+        error.details["reason"] = "deadline"
+        error.details["deadlineSeconds"] = call.deadline
+    elif _no_answer(call, ended, record, error):
+        error = _unanswered(call, ended, record, error)
+    else:
+        error = _about(error, call)
     return _written(call, error, record)
+
+
+# kubectl's own words when a request of its own got no answer within --request-timeout.
+_CLIENT_TIMEOUT = re.compile(
+    r"context deadline exceeded|Client\.Timeout exceeded|request canceled|"
+    r"net/http: timeout awaiting"
+)
+# ... on its first contact: the server's version or its discovery, before any resource.
+_FIRST_CONTACT = re.compile(
+    r'Unable to connect to the server: |(?:Get|Post) "https?://[^/"]+/(?:api|apis|version|'
+    r'openapi/v[23])(?:\?[^"]*)?": '
+)
+# The table's reasons for a request that failed without the API server's answer.
+_UNANSWERED_REASONS = frozenset(
+    {"API server unreachable", "API request timed out", "API request failed before an answer"}
+)
+
+
+def _no_answer(call: Call, ended: Ended, record: Requests, error: AdapterError) -> bool:
+    """The API server answered none of kubectl's requests in time, however kubectl ended:
+    stopped for want of an answer (its pace), killed at a read's bound (which is one
+    request's), or given up on its own request timeout at its first contact (its version or
+    discovery request). One fault, one error, whichever call meets it first."""
+    if ended.unanswered:
+        return True
+    if record.answered or record.write_sent:
+        return False
+    if ended.returncode is None:
+        return call.kind == "read"
+    text = str(error.details.get("stderr", ""))
+    return (
+        error.details.get("reason") in _UNANSWERED_REASONS
+        and bool(_CLIENT_TIMEOUT.search(text))
+        and bool(_FIRST_CONTACT.search(text))
+    )
 
 
 def deadline_reached(when: str, call: Call) -> Timeout:
@@ -77,25 +113,18 @@ def deadline_reached(when: str, call: Call) -> Timeout:
     )
 
 
-def _unanswered(call: Call, ended: Ended, record: Requests) -> Timeout:
-    """A kubectl stopped for want of an answer, while stopping it lost nothing."""
-    from .kubectl_errors import match
-
-    assert call.pacing is not None
-    shown, idle = call.shown, call.pacing.idle
-    error = match(shown, -1, ended.stderr, record, timed_out=True)
-    details = dict(error.details)
-    details["reason"] = "no answer from the API server"
-    details["idleSeconds"] = idle
-    if call.pacing.write:
-        details["writeSent"] = False
-        what = "before it sent its change (nothing was changed)"
-    else:
-        answered = record.answered
-        what = f"after {answered} answered requests" if answered else "at the first"
+def _unanswered(call: Call, ended: Ended, record: Requests, error: AdapterError) -> Timeout:
+    """The API server answered no request of kubectl in time (``_no_answer``): worded the
+    same whichever call met it; how far kubectl got is in the details."""
+    config = call.config
+    seconds = config.request_timeout if config is not None else call.bound
+    details = {**error.details, "reason": "no answer from the API server",
+               "answered": record.answered}  # fmt: skip
+    if call.pacing is not None:
+        details["idleSeconds"] = call.pacing.idle
     return Timeout(
-        f"the API server answered no request of kubectl for {idle:g}s; kubectl was "
-        f"stopped {what}: {shown}",
+        f"the API server did not answer kubectl in time (--request-timeout {seconds:g}s): "
+        f"{call.shown}",
         details,
     )
 
