@@ -58,8 +58,8 @@ def classify(call: Call, ended: Ended, record: Requests) -> KubectlResult | Adap
     error = match(shown, code, ended.stderr, record, timed_out=timed_out)
     if timed_out:
         error.details["timeoutSeconds"] = call.bound
-    if timed_out and call.cut and isinstance(error, Timeout):
-        error.details["reason"] = "deadline"
+    if timed_out and call.cut and not ended.unanswered and isinstance(error, Timeout):
+        error.details["reason"] = "deadline"  # killed at what was left of --deadline
         error.details["deadlineSeconds"] = call.deadline
     elif _no_answer(call, ended, record, error):
         error = _unanswered(call, ended, record, error)
