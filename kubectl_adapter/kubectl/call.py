@@ -61,8 +61,10 @@ class Call(NamedTuple):
     come. ``raw``: stdout is kept as bytes. ``changes``: it may change the workload (not a
     ``get``, not a permission review), so its failure says whether its change was sent.
     ``config``: the node it runs against (its failure names the kubeconfig). ``guarded``:
-    the provider ID a patch with ownership tests is about (its 422 is a failed test). A
-    NamedTuple,
+    the provider ID a patch with ownership tests is about (its 422 is a failed test).
+    ``harmless``: a write verb its caller declared to change nothing (a permission review
+    before a write): its failure says ``writeSent: false``, its message the same as a read's.
+    A NamedTuple,
     immutable: ``dataclasses`` would import ``inspect`` on every command's start-up
     (architecture.md)."""
 
@@ -80,6 +82,7 @@ class Call(NamedTuple):
     changes: bool = False
     config: ClusterConfig | None = None
     guarded: str | None = None
+    harmless: bool = False
 
     @property
     def shown(self) -> str:
@@ -130,6 +133,7 @@ def decide(
         changes=writes,
         config=config,
         guarded=guarded,
+        harmless=not writes and not is_read(args),
     )
 
 

@@ -180,8 +180,12 @@ def _written(call: Call, error: AdapterError, record: Requests) -> AdapterError:
     error that does not tell by itself (Unavailable, Timeout): ``writeSent: false``. A log that
     shows no request leave (no ``-v=7``, a wrapper hiding it) proves nothing: left as it is.
     """
-    if not call.changes or "writeSent" in error.details:
+    if "writeSent" in error.details:
         return error
+    if not call.changes:  # a harmless call: nothing to say, but that nothing was changed
+        if not call.harmless:
+            return error
+        return type(error)(error.message, {**error.details, "writeSent": False})
     write, answer = record.write, record.write_answer
     if write is None:
         if not record.logged or not isinstance(error, _AMBIGUOUS):

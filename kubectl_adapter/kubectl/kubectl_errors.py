@@ -74,6 +74,9 @@ UNKNOWN_FLAG = "kubectl does not know a flag the adapter passes"
 # kubectl scale's last words after 5 minutes of 409 retries (and after little else).
 _GAVE_UP = _rule(r"^error: context deadline exceeded$", Timeout, "kubectl gave up retrying")
 
+_REFUSED = (
+    "The connection to the server {server} was refused - did you specify the right host or port?"
+)
 _CLIENT_FILES = "a client certificate or key file of the kubeconfig cannot be read"
 _CLIENT_FILE = re.compile(r"unable to read client-(?:cert|key) [^,;\]\n]+")
 
@@ -163,12 +166,20 @@ ERROR_TABLE: tuple[Rule, ...] = (
     ),
     # Connection failures, including the ones apply hides behind "failed to download openapi".
     _rule(r"The connection to the server .* was refused", Unavailable, "connection refused"),
+    # The same refusal met by a request kubectl names (discovery, a review's POST): worded as
+    # kubectl words it for a get, by the server the URL names.
+    _rule(
+        r'(?:Get|Post|Put|Patch|Delete) "https?://(?P<server>[^/"]+)[^"]*": '
+        r"dial tcp \S+: connect: connection refused",
+        Unavailable,
+        "connection refused",
+        _REFUSED,
+    ),
     _rule(
         r"dial tcp (?P<server>\S+): connect: connection refused",
         Unavailable,
         "connection refused",
-        "The connection to the server {server} was refused - did you specify the right host "
-        "or port?",
+        _REFUSED,
     ),
     _rule(
         r"no such host|Unable to connect to the server|tls: |x509: |i/o timeout|"

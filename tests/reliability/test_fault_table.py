@@ -123,8 +123,8 @@ class Fault(NamedTuple):
 
 
 _runs = itertools.count()
-# Longer than any bound a first call has here (--request-timeout 1: a read is stopped
-# within 6 s of no answer), on a loaded machine; and for a feed, than its bound on an
+# Longer than any bound a first call has here (--request-timeout 3: a read is stopped
+# within 8 s of no answer), on a loaded machine; and for a feed, than its bound on an
 # unreachable API (30 s of restarts: live.py's UNREACHABLE_SECONDS). What runs longer
 # never ends.
 CELL_SECONDS = 40
@@ -135,7 +135,7 @@ def run(workdir: Path, fault: Fault, command: str, seconds: float) -> Answer:
     args, stdin = COMMANDS[command]
     args = [fault.pid if arg == PID else arg for arg in args]
     argv = [sys.executable, "-m", "kubectl_adapter", "--cache-dir",
-            str(workdir / f"cache-{next(_runs)}"), "--request-timeout", "1", "--timeout", "20",
+            str(workdir / f"cache-{next(_runs)}"), "--request-timeout", "3", "--timeout", "20",
             *fault.flags, *args]  # fmt: skip
     try:
         proc = subprocess.run(
@@ -252,7 +252,7 @@ def faults(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple
         table["403"] = Fault(of("forbidden"), {})
         fakes["broken"].fail_next(1_000_000, 503, body=status(503, "ServiceUnavailable"))
         table["5xx"] = Fault(of("broken"), {})
-        fakes["slow"].latency(3)
+        fakes["slow"].latency(5)
         table["answers slower than the bound"] = Fault(of("slow"), {})
         yield {name: (root, fault) for name, fault in table.items()}
     finally:
