@@ -179,12 +179,8 @@ def _collect(
     The pipes are read until kubectl exits, then its group is killed and what is already
     buffered is read, without waiting for anyone else to close them.
     """
-    try:
-        out_fd = proc.stdout.fileno()  # type: ignore[union-attr]
-        err_fd = proc.stderr.fileno()  # type: ignore[union-attr]
-    except (OSError, ValueError, AttributeError):
-        # Not pipes (a test's stand-in for kubectl): its own communicate knows its end.
-        return _communicate(proc, data, timeout, pace)
+    assert proc.stdout is not None and proc.stderr is not None
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
     chunks: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
     if proc.stdin is not None:
         threading.Thread(target=_feed, args=(proc.stdin, data or b""), daemon=True).start()
@@ -270,24 +266,6 @@ def _signal_group(proc: subprocess.Popen[Any], signum: int) -> None:
     if proc.pid is not None and proc.pid > 1:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signum)
-
-
-def _communicate(
-    proc: subprocess.Popen[Any], data: bytes | None, timeout: float, pace: Pace | None
-) -> tuple[int | None, bytes, bytes, bool]:
-    """A stand-in process without pipes: bounded by ``timeout``, its stderr paced after."""
-    try:
-        stdout, stderr = proc.communicate(data, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        kill_group(proc)
-        try:
-            stdout, stderr = proc.communicate(timeout=KILL_DRAIN_SECONDS)
-        except subprocess.TimeoutExpired:
-            stdout, stderr = b"", b""
-        return None, stdout or b"", stderr or b"", False
-    if pace is not None and stderr:
-        pace.feed(stderr)
-    return proc.returncode, stdout or b"", stderr or b"", False
 
 
 def _feed(pipe: IO[bytes], data: bytes) -> None:

@@ -24,12 +24,14 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from ..contract.errors import AdapterError, ConfigurationError
 from ..contract.naming import DNS1123_RULE, is_dns1123_label
-from . import outcome, process, progress
+from . import outcome, progress
 from .call import Call, again, decide, is_read
 from .classify import KubectlResult, classify, deadline_reached
 from .config import ClusterConfig, discovery_stamp, kubeconfig_looked_for, kubeconfig_paths
 from .outcome import WatchEnd
+from .process import Ended
 from .requests_log import read as read_log
+from .seam import Kubectl
 from .transcript import Wait, kubectl_stderr, seconds_arg, watched, watches
 from .transcript import command as transcript_command
 from .transcript import display as transcript_display
@@ -78,8 +80,18 @@ class _Opened(NamedTuple):
 class KubectlRunner:
     """Runs kubectl for one ClusterConfig: decides each call, runs it, checks what came back."""
 
-    def __init__(self, config: ClusterConfig, *, progress: IO[str] | None = None) -> None:
+    def __init__(
+        self,
+        config: ClusterConfig,
+        *,
+        progress: IO[str] | None = None,
+        kubectl: Kubectl | None = None,
+    ) -> None:
+        """``kubectl``: how calls run (the seam; default ``seam.DEFAULT``, processes)."""
+        from . import seam
+
         self.config = config
+        self.kubectl = kubectl if kubectl is not None else seam.DEFAULT
         self.progress = progress if progress is not None else sys.stderr
         self._binary: str | None = None
         self._opened: _Opened | None = None
@@ -193,7 +205,7 @@ class KubectlRunner:
             raise result
         return result
 
-    def _execute(self, call: Call) -> tuple[Call, process.Ended, float]:
+    def _execute(self, call: Call) -> tuple[Call, Ended, float]:
         """Run ``call`` (in the process ``open_read`` started for it, if any); once more if
         its bound went on discovery with a cold cache. The call last run, what it left, and
         when the first run began."""
@@ -204,11 +216,11 @@ class KubectlRunner:
         opened = self._take_opened(list(call.argv)) if call.stdin is None and echo is None else None
         if opened is not None:
             cold, began = opened.cold, opened.began
-            ended = process.run(call, began, started=opened.proc)
+            ended = self.kubectl.run(call, began, started=opened.proc)
         else:
             cold = discovery_stamp(self.config.cache_dir) if call.kind == "read" else None
             began = monotonic()
-            ended = process.run(call, began, echo=echo)
+            ended = self.kubectl.run(call, began, echo=echo)
         if (
             ended.returncode is None
             and call.pacing is None  # a paced read was stopped by one unanswered request
@@ -219,7 +231,7 @@ class KubectlRunner:
             if once_more is not None:
                 _log("# kubectl spent its bound on discovery (cold cache): once more")
                 call = once_more
-                ended = process.run(call, monotonic(), echo=echo)
+                ended = self.kubectl.run(call, monotonic(), echo=echo)
         return call, ended, began
 
     def open_read(self, args: Sequence[str], *, namespace: str | None = None) -> None:
@@ -244,7 +256,7 @@ class KubectlRunner:
             self._opened = _Opened(argv, proc, began, cold)
 
         with contextlib.suppress(AdapterError):
-            process.start(argv, keep)
+            self.kubectl.start(argv, keep)
 
     def _take_opened(self, argv: list[str]) -> _Opened | None:
         opened = self._opened
@@ -257,7 +269,7 @@ class KubectlRunner:
         """Kill a read ``open_read`` started that no run took (the command ended first)."""
         opened, self._opened = self._opened, None
         if opened is not None:
-            process.stop(opened.proc)
+            self.kubectl.stop(opened.proc)
 
     def context_namespace(self) -> str:
         """``-n``, else the context's namespace, else ``default``: the namespace kubectl would use.
@@ -323,10 +335,8 @@ class KubectlRunner:
         ]
         if calls[0].spent:
             raise deadline_reached("before", calls[0])
-        from .watches import watch_together  # only a wait needs it: not at start-up
-
         began = monotonic()
-        ended, index, returncode, stderrs = watch_together(calls, watching)
+        ended, index, returncode, stderrs = self.kubectl.watch(calls, watching)
         stderr = stderrs[index] if index >= 0 else "".join(stderrs)
         if returncode:
             _register_secrets(self.config)
@@ -338,7 +348,7 @@ class KubectlRunner:
             raise deadline_reached("during", calls[0])
         if ended is not None or not returncode:
             return WatchEnd(ended, None)
-        error = classify(calls[index], process.Ended(returncode, "", stderr), read_log(stderr))
+        error = classify(calls[index], Ended(returncode, "", stderr), read_log(stderr))
         assert isinstance(error, AdapterError)  # it exited non-zero
         return WatchEnd(None, error)
 
