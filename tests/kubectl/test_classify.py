@@ -4,6 +4,8 @@ them against the fake API server), and a permission review's POST is no such cha
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from kubectl_adapter.contract.errors import (
@@ -13,8 +15,9 @@ from kubectl_adapter.contract.errors import (
     Timeout,
     Unavailable,
 )
-from kubectl_adapter.kubectl.call import Call
+from kubectl_adapter.kubectl.call import Call, Pacing
 from kubectl_adapter.kubectl.classify import _written, classify
+from kubectl_adapter.kubectl.config import ClusterConfig
 from kubectl_adapter.kubectl.process import Ended
 from kubectl_adapter.kubectl.requests_log import read
 
@@ -165,3 +168,54 @@ def test_the_review_call_says_nothing_of_a_change() -> None:
     assert isinstance(error, Unavailable)
     assert error.message == "Error from server (ServiceUnavailable): busy"
     assert "writeSent" not in error.details
+
+
+# -- an API that answers nothing: one error, whichever call meets it (issue 38) ---------------
+
+CONFIG_OF = ClusterConfig(request_timeout=3)
+SILENT = (
+    "I1202 05:14:35.432531   10596 round_trippers.go:560] GET " + URL + "?timeout=3s  in 3001 ms\n"
+)
+
+
+def _call(kind: str, args: tuple[str, ...], **fields: Any) -> Call:
+    return Call(("kubectl", *args), kind, 8.0, config=CONFIG_OF, **fields)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("call", "ended"),
+    [
+        # a read killed at its bound (one request's), nothing logged
+        (_call("read", ("get", "deployment", "x")), Ended(None, "", "")),
+        # a paced read stopped unanswered by its pace
+        (_call("read", ("get", "pods", "-v=6"), pacing=Pacing(8.0, write=False)),
+         Ended(None, "", SILENT, unanswered=True)),
+        # a review giving up on its own request timeout at discovery
+        (_call("write", ("create", "-f", "-"), harmless=True),
+         Ended(1, "", 'error: unable to recognize "STDIN": Get "https://h:6443/api?timeout=3s": '
+                      "context deadline exceeded\n")),
+        # check's version, the same at its first contact
+        (_call("read", ("version", "-o", "json")),
+         Ended(1, "", "Unable to connect to the server: net/http: request canceled "
+                      "(Client.Timeout exceeded while awaiting headers)\n")),
+    ],
+)  # fmt: skip
+def test_no_answer_is_one_error_whichever_call_meets_it(call: Call, ended: Ended) -> None:
+    error = classify(call, ended, read(ended.stderr))
+    assert isinstance(error, Timeout), error
+    assert (
+        error.message
+        == f"the API server did not answer kubectl in time (--request-timeout 3s): {call.shown}"
+    )
+    assert error.details["reason"] == "no answer from the API server"
+    assert error.details.get("writeSent") in (None, False)
+
+
+def test_a_request_timeout_after_answers_is_unavailable() -> None:
+    """The API answered discovery, then not the resource: not the first contact."""
+    stderr = (
+        'error: no objects passed to scale Get "https://h:6443/apis/apps/v1/namespaces/n/'
+        'deployments/x?timeout=3s": context deadline exceeded\n'
+    )
+    error = classify(_call("write", ("scale", "deployment/x")), Ended(1, "", stderr), read(stderr))
+    assert isinstance(error, Unavailable), error
