@@ -49,6 +49,21 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(SummarySections(), "summary-sections")
 
 
+@pytest.fixture(autouse=True)
+def _kubectl_over_fakes(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that fakes kubectl with pytest-subprocess (``fp``) runs it through the seam's
+    in-memory side (``tests/fake_kubectl.py``): fakes have no pipes to select on."""
+    if "fp" not in request.fixturenames:
+        yield
+        return
+    from kubectl_adapter.kubectl import seam
+    from tests.fake_kubectl import FakeProcesses
+
+    monkeypatch = request.getfixturevalue("monkeypatch")
+    monkeypatch.setattr(seam, "DEFAULT", FakeProcesses())
+    yield
+
+
 @pytest.fixture
 def cluster(tmp_path: Path) -> Iterator[FakeCluster]:
     """The fake API server the ``tests/test_fakecluster*.py`` files drive (namespaces default

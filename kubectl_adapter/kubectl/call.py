@@ -58,8 +58,13 @@ class Call(NamedTuple):
     ``read`` on its default bound gets one more run if kubectl spent that bound on discovery
     and left the cache written (a cold cache). ``absent``: its 404 means "absent" to the
     caller (the log says so). ``stream``: stdout lines go to the progress display as they
-    come. ``raw``: stdout is kept as bytes. ``changes``: its verb may change the cluster (not
-    a ``get``), so its failure says whether its change was sent (``writes``). A NamedTuple,
+    come. ``raw``: stdout is kept as bytes. ``changes``: it may change the workload (not a
+    ``get``, not a permission review), so its failure says whether its change was sent.
+    ``config``: the node it runs against (its failure names the kubeconfig). ``guarded``:
+    the provider ID a patch with ownership tests is about (its 422 is a failed test).
+    ``harmless``: a write verb its caller declared to change nothing (a permission review
+    before a write): its failure says ``writeSent: false``, its message the same as a read's.
+    A NamedTuple,
     immutable: ``dataclasses`` would import ``inspect`` on every command's start-up
     (architecture.md)."""
 
@@ -75,6 +80,9 @@ class Call(NamedTuple):
     stream: bool = False
     raw: bool = False
     changes: bool = False
+    config: ClusterConfig | None = None
+    guarded: str | None = None
+    harmless: bool = False
 
     @property
     def shown(self) -> str:
@@ -93,10 +101,17 @@ def decide(
     absent: bool = False,
     stream: bool = False,
     raw: bool = False,
+    changes: bool | None = None,
+    guarded: str | None = None,
+    watch: bool = False,
 ) -> Call:
     """The ``Call`` for ``argv`` (``args`` as the caller gave them, without the connection
     flags): ``timeout`` makes it a wait with that bound; ``remaining``: what is left of the
-    command's deadline (``None``: none)."""
+    command's deadline (``None``: none). ``changes``: False for a call whose verb writes
+    what changes no workload (a permission review); ``watch``: one of a wait's watches,
+    judged by its events, not paced by its log. Every time limit of a call is decided
+    here (its bound, its cut by ``--deadline``, its pacing), and nowhere else."""
+    writes = not is_read(args) if changes is None else changes
     kind: Kind = "wait" if timeout is not None else "read" if is_read(args) else "write"
     bound = timeout if timeout is not None else default_bound(config, args)
     cut = remaining is not None and remaining < bound
@@ -107,7 +122,7 @@ def decide(
         argv=tuple(argv),
         kind=kind,
         bound=bound,
-        pacing=pacing(config, args),
+        pacing=None if watch else pacing(config, args, writes),
         stdin=stdin,
         cut=cut,
         spent=remaining is not None and remaining <= 0,
@@ -115,8 +130,19 @@ def decide(
         absent=absent,
         stream=stream,
         raw=raw,
-        changes=not is_read(args),
+        changes=writes,
+        config=config,
+        guarded=guarded,
+        harmless=not writes and not is_read(args),
     )
+
+
+def again(call: Call, remaining: float | None) -> Call | None:
+    """The same call once more (a read whose bound went on discovery with a cold cache),
+    bounded by what is left of the deadline; None when nothing is."""
+    if remaining is not None and remaining <= 0:
+        return None
+    return call._replace(bound=call.bound if remaining is None else min(call.bound, remaining))
 
 
 def default_bound(config: ClusterConfig, args: Sequence[str]) -> float:
@@ -127,14 +153,14 @@ def default_bound(config: ClusterConfig, args: Sequence[str]) -> float:
     return config.call_timeout
 
 
-def pacing(config: ClusterConfig, args: Sequence[str]) -> Pacing | None:
+def pacing(config: ClusterConfig, args: Sequence[str], writes: bool | None = None) -> Pacing | None:
     """How a kubectl whose ``-v`` log shows its requests is bounded per request: a read
     (``-v=6``) for as long as it runs, a write (``-v=7``) until its change has left. Each
     gets what a read gets for one request (``--request-timeout`` + grace) to hear an
     answer; against an API that accepts connections and never answers, a write then
     learns it as fast as a read instead of after kubectl's discovery retries (55 s)."""
     level = verbosity(list(args))
-    read = is_read(args)
+    read = not writes if writes is not None else is_read(args)
     if level < ANSWERS_LOGGED or (not read and level < WRITES_LOGGED):
         return None
     return Pacing(config.request_timeout + READ_GRACE_SECONDS, write=not read)

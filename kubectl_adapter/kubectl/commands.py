@@ -8,7 +8,6 @@ connection flags.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from ..contract.naming import (
@@ -211,7 +210,6 @@ def patch_replicas(name: str, replicas: int, owner: dict[str, str]) -> list[str]
 # -v=6 makes kubectl log each response: the watch request's (after its list was printed)
 # says the list is complete, so an empty one is seen (kubectl prints nothing for it).
 WATCH_LOG = "-v=6"
-_WATCH_STARTED = re.compile(r"round_trippers\.go:\d+\] GET \S*[?&]watch=true\S* 200 OK")
 
 
 def watch_deployment(name: str, owner: dict[str, str]) -> list[str]:
@@ -248,9 +246,11 @@ def wait_watches(name: str, selector: str) -> list[list[str]]:
 
 
 def watch_listed(stderr_line: str) -> bool:
-    """kubectl's ``-v=6`` line for a watch request answered: everything its list found has
-    been printed before it."""
-    return bool(_WATCH_STARTED.search(stderr_line))
+    """kubectl's ``-v=6`` line for a watch request answered (``WATCH_LOG``): everything its
+    list found has been printed before it. Read by ``requests_log``, the log's one reader."""
+    from .requests_log import watch_listed as listed
+
+    return listed(stderr_line)
 
 
 def watched_objects(document: Any) -> tuple[str, list[dict[str, Any]]] | None:

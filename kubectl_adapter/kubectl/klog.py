@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-KLOG_LINE = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\] ")
+from .requests_log import KLOG_LINE
+
 # A line that goes on an open entry: indented, or closing what it opened.
 _GOES_ON = re.compile(r"^(?:\s|[\]}])")
 

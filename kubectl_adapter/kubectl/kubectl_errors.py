@@ -1,4 +1,5 @@
-"""The one place where a failed kubectl run becomes a typed error.
+"""The error table: kubectl's stderr matched to the adapter's error type (``match``), for
+the one classification point (``classify``), which alone calls it.
 
 Rules are tried in order against kubectl's stderr with klog noise and ``Warning:`` lines
 removed (kubectl 1.32 prints 4-5 ``E1130 ... memcache.go`` lines before the real error, and
@@ -33,13 +34,12 @@ from ..contract.errors import (
 from ..contract.kubectl_support import OLDEST_KUBECTL, shown
 from ..contract.redact import redact
 from .klog import without_klog
+from .requests_log import Requests, watch_refused
 
-# kubectl -v=6 logs one line per response: ``PATCH https://.../scale 409 Conflict in 3 ms``.
-_RESPONSE_409 = re.compile(r"\b409 Conflict\b")
-
-# ... and its last response line says what the server answered, when no text rule knows it
-# (-v=6: ``PATCH https://… 503 Service Unavailable in 3 ms``; -v=7: ``Response Status: 503 …``).
-_RESPONSE = re.compile(r"round_trippers\.go:\d+\] (?:[A-Z]+ \S+|Response Status:) (?P<code>\d{3}) ")
+# kubectl's words around the cause when the request it failed was the discovery of a
+# manifest's kind (``create -f -``) or the manifest's create: the cause is the same fault
+# every other call meets, and is typed and worded as they word it.
+_WRAPPERS = re.compile(r'(?:^error: )?unable to recognize "[^"]*": |error when creating "[^"]*": ')
 
 # The lines that start kubectl's own error report (cobra prints ``Error:`` for usage errors).
 _ERROR_HEADS = (
@@ -74,22 +74,43 @@ UNKNOWN_FLAG = "kubectl does not know a flag the adapter passes"
 # kubectl scale's last words after 5 minutes of 409 retries (and after little else).
 _GAVE_UP = _rule(r"^error: context deadline exceeded$", Timeout, "kubectl gave up retrying")
 
+_REFUSED = (
+    "The connection to the server {server} was refused - did you specify the right host or port?"
+)
+_CLIENT_FILES = "a client certificate or key file of the kubeconfig cannot be read"
+_CLIENT_FILE = re.compile(r"unable to read client-(?:cert|key) [^,;\]\n]+")
+
+# kubectl's own words for a 401, whichever request met it.
+_LOGGED_OUT = (
+    "error: You must be logged in to the server (the server has asked for the client to "
+    "provide credentials)"
+)
+
 ERROR_TABLE: tuple[Rule, ...] = (
     # Credentials: plain 401, raw-body 401, and apply's OpenAPI wrapper around a 401.
     _rule(r"You must be logged in to the server", Unauthorized, "unauthorized"),
-    _rule(r"asked for the client to provide credentials", Unauthorized, "unauthorized"),
+    _rule(
+        r"asked for the client to provide credentials", Unauthorized, "unauthorized", _LOGGED_OUT
+    ),
     _rule(r"Error from server \(Unauthorized\)", Unauthorized, "unauthorized"),
     _rule(r"^Unauthorized$", Unauthorized, "unauthorized"),  # bare, after "no objects passed"
     # Configuration: kubeconfig, context, auth plugins. Before connection rules: a missing
     # kubeconfig named by --kubeconfig is a configuration problem, not an outage, and a
     # missing credential plugin is reported as "Unable to connect to the server: getting
     # credentials: exec: executable ... not found".
+    # A client certificate or key file the kubeconfig names that cannot be read: kubectl
+    # words it three ways (``invalid configuration: [...]``, ``Error in configuration: ...``,
+    # bare after ``error: ``) depending on the call; one message, naming each file.
+    _rule(r"unable to read client-(?:cert|key) ", ConfigurationError, _CLIENT_FILES),
     _rule(r"Error in configuration", ConfigurationError, "invalid kubeconfig or context"),
+    # Worded with or without kubectl's "error: " depending on the call: one message.
     _rule(
-        r'context "[^"]*" does not exist|^error: cannot locate context ',
+        r'(?P<what>context "[^"]*" does not exist)',
         ConfigurationError,
         "unknown context",
+        "error: {what}",
     ),
+    _rule(r"^error: cannot locate context ", ConfigurationError, "unknown context"),
     _rule(
         r"^error: current-context must exist",
         ConfigurationError,
@@ -113,11 +134,13 @@ ERROR_TABLE: tuple[Rule, ...] = (
     # on every retry, so it is the node's configuration, not an outage. Before the connection
     # rules, whose "tls: " and "x509: " would call it one.
     _rule(
-        r"tls: failed to verify certificate|x509: certificate (?:signed by unknown authority|"
-        r"is valid for|is not valid for|has expired|is not trusted)",
+        r"(?P<cause>(?:tls: failed to verify certificate: )?x509: certificate (?:signed by "
+        r"unknown authority|is valid for|is not valid for|has expired|is not trusted)[^\n;]*)",
         ConfigurationError,
         "TLS verification failed",
+        "Unable to connect to the server: {cause}",
     ),
+    _rule(r"tls: failed to verify certificate", ConfigurationError, "TLS verification failed"),
     _rule(
         r"error loading config file|couldn't get version/kind; json parse error|"
         r"invalid configuration|exec plugin|getting credentials: ",
@@ -143,6 +166,21 @@ ERROR_TABLE: tuple[Rule, ...] = (
     ),
     # Connection failures, including the ones apply hides behind "failed to download openapi".
     _rule(r"The connection to the server .* was refused", Unavailable, "connection refused"),
+    # The same refusal met by a request kubectl names (discovery, a review's POST): worded as
+    # kubectl words it for a get, by the server the URL names.
+    _rule(
+        r'(?:Get|Post|Put|Patch|Delete) "https?://(?P<server>[^/"]+)[^"]*": '
+        r"dial tcp \S+: connect: connection refused",
+        Unavailable,
+        "connection refused",
+        _REFUSED,
+    ),
+    _rule(
+        r"dial tcp (?P<server>\S+): connect: connection refused",
+        Unavailable,
+        "connection refused",
+        _REFUSED,
+    ),
     _rule(
         r"no such host|Unable to connect to the server|tls: |x509: |i/o timeout|"
         r"TLS handshake timeout|connection reset by peer|broken pipe|no route to host|"
@@ -287,15 +325,16 @@ def main_message(cleaned: str) -> str:
     return lines[-1] if lines else cleaned
 
 
-def classify(
-    command: str, returncode: int, stderr: str, *, timed_out: bool = False
+def match(
+    command: str, returncode: int, stderr: str, record: Requests, *, timed_out: bool = False
 ) -> AdapterError:
-    """Map one failed kubectl run (exit status + stderr) to the adapter's error."""
-    cleaned = clean_stderr(stderr)
+    """The table's error for one failed kubectl run: exit status, stderr, and what its log
+    says of its answers (``record``)."""
+    cleaned = _WRAPPERS.sub("", clean_stderr(stderr))
     details: dict[str, object] = {"command": redact(command), "exitCode": returncode}
     if cleaned:
         details["stderr"] = cleaned[-4000:]
-    retried_409 = bool(_RESPONSE_409.search(stderr))
+    retried_409 = 409 in record.codes
     if timed_out:
         # kubectl scale retries a 409 once a second for 5 minutes; with -v=6 the retries show.
         if retried_409:
@@ -314,8 +353,8 @@ def classify(
         # Only the cause decides; the bare prefix alone (nothing read, no cause) stays input.
         decisive = no_objects["cause"]
     for rule in ERROR_TABLE:
-        match = rule.pattern.search(decisive)
-        if match:
+        found = rule.pattern.search(decisive)
+        if found:
             if rule is _GAVE_UP and retried_409:
                 # The same 5-minute 409 loop, ended by kubectl itself rather than by us.
                 details["reason"] = "kubectl kept retrying 409 Conflict"
@@ -323,10 +362,12 @@ def classify(
             details["reason"] = rule.reason
             message = main_message(cleaned)
             if rule.message is not None:
-                message = rule.message.format(**match.groupdict(), line=message)
+                message = rule.message.format(**found.groupdict(), line=message)
+            elif rule.reason == _CLIENT_FILES:
+                message = "; ".join(dict.fromkeys(_CLIENT_FILE.findall(decisive)))
             return rule.error(message, details)
     message = main_message(cleaned) or f"kubectl exited with status {returncode}"
-    answered = [int(m["code"]) for m in _RESPONSE.finditer(stderr)]
+    answered = record.codes
     if answered and (answered[-1] >= 500 or answered[-1] in (410, 429)):
         # Only -v=6 runs (scale) show this: a 5xx, 410 or 429 whose body no rule recognises.
         details["reason"] = f"API server answered {answered[-1]}"
@@ -334,67 +375,14 @@ def classify(
     return InternalError(message, details)
 
 
-# A wait (``rollout status``) whose watch cannot list any more: kubectl logs the refusal as a
-# klog line and retries until its --timeout, which can never end well. The runner stops it at
-# the first such line (``is_fatal_wait_line``) and ``classify`` types it by the refusal.
-_WAIT_REFUSED = re.compile(
-    r"reflector\.go:\d+\] .*failed to list [^:]+: "
-    r"(?P<refusal>Unauthorized|.* is forbidden: .*|forbidden.*)$",
-    re.M,
-)
-
-
-def is_fatal_wait_line(line: str) -> bool:
-    """A stderr line of a waiting kubectl that says its watch is refused (401/403)."""
-    return bool(_WAIT_REFUSED.search(line.rstrip()))
-
-
 def _wait_refused(command: str, stderr: str, details: dict[str, object]) -> AdapterError | None:
-    found = _WAIT_REFUSED.search(stderr)
-    if found is None:
+    """A wait (``rollout status``) whose watch cannot list any more (``requests_log``)."""
+    refusal = watch_refused(stderr)
+    if refusal is None:
         return None
-    refusal = found["refusal"]
     details["stderr"] = redact(refusal)
     if refusal == "Unauthorized":
         details["reason"] = "unauthorized (the wait's watch was refused)"
         return Unauthorized(f"Unauthorized while waiting: {command}", details)
     details["reason"] = "forbidden (the wait's watch was refused)"
     return Forbidden(redact(refusal), details)
-
-
-# kubectl's server when no kubeconfig (or no current context) gives it one.
-_DEFAULT_SERVER = re.compile(r"\blocalhost:8080\b")
-
-
-def explain_kubeconfig(
-    error: AdapterError, looked_for: str, usable: bool, missing: bool = False
-) -> AdapterError:
-    """Say which kubeconfig kubectl read when the failure is about configuration.
-
-    With no kubeconfig file (or none naming a current context) kubectl quietly talks to
-    ``localhost:8080``; its "connection refused" there is then a configuration problem, not
-    an outage. ``usable`` is the runner's finding: some kubeconfig exists and names a context;
-    ``missing``: no kubeconfig file kubectl would read exists at all, which kubectl itself
-    words as "current-context must exist" (``config view``), so the message says it plainly.
-    """
-    if isinstance(error, ConfigurationError) and missing:
-        details = dict(error.details)
-        details["reason"] = "kubeconfig missing"
-        details["kubeconfig"] = looked_for
-        return ConfigurationError(f"kubeconfig not found: {looked_for}", details)
-    if isinstance(error, Unavailable) and not usable and _DEFAULT_SERVER.search(error.message):
-        details = dict(error.details)
-        details["reason"] = "no kubeconfig: kubectl fell back to localhost:8080"
-        details["kubeconfig"] = looked_for
-        return ConfigurationError(
-            f"no usable kubeconfig (looked for {looked_for}; none exists or none names a "
-            f"current context), so kubectl tried its default server: {error.message}",
-            details,
-        )
-    if error.details.get("reason") == UNKNOWN_FLAG:
-        return error  # kubectl itself, whatever the kubeconfig
-    if isinstance(error, ConfigurationError) and "kubeconfig" not in error.details:
-        details = dict(error.details)
-        details["kubeconfig"] = looked_for
-        return ConfigurationError(f"{error.message} (kubeconfig: {looked_for})", details)
-    return error

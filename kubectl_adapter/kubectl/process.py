@@ -4,7 +4,8 @@ way out.
 
 kubectl has ended when it exits, not when its pipes close (a child it left behind may hold
 them). A paced call's stderr goes to its ``Pace`` as it comes, which says when kubectl may be
-stopped for want of an answer; nothing here decides a bound or reads an error. With
+stopped for want of an answer; nothing here decides a bound or reads an error (a waiting
+kubectl's refused watch is recognised by ``requests_log``, the reader of kubectl's log). With
 ``watches`` (several at once) this is all that touches ``subprocess``.
 """
 
@@ -26,6 +27,7 @@ from .config import kubectl_environment
 from .interrupts import deferred
 from .lifetime import dies_with_us
 from .pace import Pace
+from .requests_log import watch_refused
 
 # How long we still read a killed kubectl's pipes: a child it started (an exec credential
 # plugin) can hold them open, and must not turn our bounded call into an unbounded one.
@@ -42,13 +44,12 @@ REFUSALS_TO_GIVE_UP = 2
 class Ended(NamedTuple):
     """What a kubectl left: exit status (``None``: killed at its bound, or ``unanswered``:
     for want of an answer while that lost nothing), stdout (bytes for a ``raw`` call),
-    stderr, and how many of its requests its ``-v`` log showed answered."""
+    stderr."""
 
     returncode: int | None
     stdout: str | bytes
     stderr: str
     unanswered: bool = False
-    answered: int = 0
 
 
 def spawn(argv: list[str], has_stdin: bool, stream: bool) -> subprocess.Popen[Any]:
@@ -114,9 +115,8 @@ def run(
         pace = None if paced is None else Pace(paced.idle, write=paced.write, started=began)
         data = call.stdin.encode("utf-8") if call.stdin is not None else None
         returncode, stdout, stderr, unanswered = _collect(proc, data, timeout, pace)
-        answered = pace.answered if pace is not None else 0
         out = stdout if call.raw and returncode is not None else text(stdout)
-        return Ended(returncode, out, text(stderr), unanswered, answered)
+        return Ended(returncode, out, text(stderr), unanswered)
     finally:
         # On every way out (a bound, a signal, a bug of ours, and after a normal exit,
         # for a credential plugin kubectl left behind): the whole group dies.
@@ -179,12 +179,8 @@ def _collect(
     The pipes are read until kubectl exits, then its group is killed and what is already
     buffered is read, without waiting for anyone else to close them.
     """
-    try:
-        out_fd = proc.stdout.fileno()  # type: ignore[union-attr]
-        err_fd = proc.stderr.fileno()  # type: ignore[union-attr]
-    except (OSError, ValueError, AttributeError):
-        # Not pipes (a test's stand-in for kubectl): its own communicate knows its end.
-        return _communicate(proc, data, timeout, pace)
+    assert proc.stdout is not None and proc.stderr is not None
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
     chunks: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
     if proc.stdin is not None:
         threading.Thread(target=_feed, args=(proc.stdin, data or b""), daemon=True).start()
@@ -272,24 +268,6 @@ def _signal_group(proc: subprocess.Popen[Any], signum: int) -> None:
             os.killpg(proc.pid, signum)
 
 
-def _communicate(
-    proc: subprocess.Popen[Any], data: bytes | None, timeout: float, pace: Pace | None
-) -> tuple[int | None, bytes, bytes, bool]:
-    """A stand-in process without pipes: bounded by ``timeout``, its stderr paced after."""
-    try:
-        stdout, stderr = proc.communicate(data, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        kill_group(proc)
-        try:
-            stdout, stderr = proc.communicate(timeout=KILL_DRAIN_SECONDS)
-        except subprocess.TimeoutExpired:
-            stdout, stderr = b"", b""
-        return None, stdout or b"", stderr or b"", False
-    if pace is not None and stderr:
-        pace.feed(stderr)
-    return proc.returncode, stdout or b"", stderr or b"", False
-
-
 def _feed(pipe: IO[bytes], data: bytes) -> None:
     # Without the close a kubectl reading ``-f -`` would wait for stdin until killed.
     try:
@@ -340,7 +318,7 @@ def _streaming(
                 sink.append(line)
                 if is_stdout:
                     echo(line)
-                elif _is_fatal_wait_line(line):
+                elif watch_refused(line) is not None:
                     refusals.append(line)
                     # A refused watch (401/403) is retried until --timeout for nothing.
                     # Not at the first refusal: client-go refreshes an exec plugin's
@@ -370,14 +348,11 @@ def _streaming(
     return Ended(returncode, "".join(out), "".join(err))
 
 
-def _is_fatal_wait_line(line: str) -> bool:
-    # The error table is loaded by the first stderr line of a wait, not at start-up.
-    from .kubectl_errors import is_fatal_wait_line
-
-    return is_fatal_wait_line(line)
-
-
 def _close(proc: subprocess.Popen[Any]) -> None:
+    """Close our ends of kubectl's pipes. Closing stdin flushes what a feeder left buffered:
+    a kubectl that closed its stdin early (it exited, or never read ``-f -`` to the end)
+    makes that flush fail with EPIPE, which loses nothing: kubectl has ended."""
     for pipe in (proc.stdin, proc.stdout, proc.stderr):
         if pipe is not None:
-            pipe.close()
+            with contextlib.suppress(BrokenPipeError):
+                pipe.close()

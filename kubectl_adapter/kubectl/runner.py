@@ -3,7 +3,8 @@
 ``KubectlRunner.run`` is ``subprocess.run`` for kubectl: the call is decided once, before
 its process starts (``call.decide``: the argv with the node's connection flags, its kind,
 its bound, its pacing, the deadline's cut), logged, run by ``process`` (``watches`` for a
-wait's watches at once), then turned into its result or its one typed error by ``outcome``.
+wait's watches at once), then turned into its result or its one typed error by
+``classify.classify`` over what kubectl's log says (``requests_log.read``).
 Nothing below calls back up here. With ``verbose`` each command is logged as bash an
 operator can paste (``transcript``), followed by its outcome as a comment; kubectl's own
 stderr (and its ``-v=N`` on the line) is logged too from ``verbose`` 2 (``-vv``). A wait's
@@ -23,15 +24,14 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from ..contract.errors import AdapterError, ConfigurationError
 from ..contract.naming import DNS1123_RULE, is_dns1123_label
-from . import outcome, process, progress
-from .call import WAIT_GRACE_SECONDS as WAIT_GRACE_SECONDS
-from .call import Call, decide, is_read
-from .call import process_bound as process_bound
-from .call import wait_timeout_args as wait_timeout_args
+from . import outcome, progress
+from .call import Call, again, decide, is_read
+from .classify import KubectlResult, classify, deadline_reached
 from .config import ClusterConfig, discovery_stamp, kubeconfig_looked_for, kubeconfig_paths
-from .config import kubectl_environment as kubectl_environment
-from .outcome import KubectlResult as KubectlResult
-from .outcome import WatchEnd as WatchEnd
+from .outcome import WatchEnd
+from .process import Ended
+from .requests_log import read as read_log
+from .seam import Kubectl
 from .transcript import Wait, kubectl_stderr, seconds_arg, watched, watches
 from .transcript import command as transcript_command
 from .transcript import display as transcript_display
@@ -41,16 +41,6 @@ if TYPE_CHECKING:
     from subprocess import Popen
 
     from .watches import Watching
-
-
-def __getattr__(name: str) -> Any:
-    # ``runner.shutil``: imported on first use (its archive modules cost start-up time);
-    # tests reach ``shutil.which`` through this module.
-    if name == "shutil":
-        import shutil
-
-        return shutil
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _log(message: str, *args: object) -> None:
@@ -90,8 +80,18 @@ class _Opened(NamedTuple):
 class KubectlRunner:
     """Runs kubectl for one ClusterConfig: decides each call, runs it, checks what came back."""
 
-    def __init__(self, config: ClusterConfig, *, progress: IO[str] | None = None) -> None:
+    def __init__(
+        self,
+        config: ClusterConfig,
+        *,
+        progress: IO[str] | None = None,
+        kubectl: Kubectl | None = None,
+    ) -> None:
+        """``kubectl``: how calls run (the seam; default ``seam.DEFAULT``, processes)."""
+        from . import seam
+
         self.config = config
+        self.kubectl = kubectl if kubectl is not None else seam.DEFAULT
         self.progress = progress if progress is not None else sys.stderr
         self._binary: str | None = None
         self._opened: _Opened | None = None
@@ -166,17 +166,22 @@ class KubectlRunner:
         request_timeout: bool = True,
         absent_ok: bool = False,
         raw: bool = False,
+        changes: bool | None = None,
+        guarded: str | None = None,
     ) -> KubectlResult:
         """Run kubectl; return its output on exit 0, raise the mapped error otherwise.
 
         ``timeout``: a wait, bounded so (else the bound of a read or a write, ``call``).
         ``absent_ok``: the caller reads a NotFound as "absent" (a read by name); the log
         says so, and its line goes on after a 404 when pasted under ``bash -e``. ``raw``:
-        stdout comes as bytes, in ``raw`` (``stdout`` is then empty)."""
+        stdout comes as bytes, in ``raw`` (``stdout`` is then empty). ``changes`` False: a
+        write verb that changes no workload (a permission review); ``guarded``: the provider
+        ID a patch with ownership tests is about (``classify``)."""
         argv = self.argv(args, namespace=namespace, request_timeout=request_timeout)
         call = decide(
             self.config, argv, args, remaining=self.remaining(), timeout=timeout,
-            stdin=stdin, absent=absent_ok, stream=stream, raw=raw,
+            stdin=stdin, absent=absent_ok, stream=stream, raw=raw, changes=changes,
+            guarded=guarded,
         )  # fmt: skip
         verbose = int(self.config.verbose)
         if verbose:
@@ -187,7 +192,7 @@ class KubectlRunner:
         if call.spent:
             if verbose:
                 _log("# not run: the command's overall deadline (--deadline) was reached")
-            raise outcome.deadline_reached("before", call)
+            raise deadline_reached("before", call)
         call, ended, began = self._execute(call)
         if ended.returncode != 0 or (verbose and ended.stderr.strip()):
             _register_secrets(self.config)
@@ -195,9 +200,12 @@ class KubectlRunner:
             _log("%s", transcript_outcome(ended.returncode, monotonic() - began, ended.stderr))
             if verbose > 1 and ended.stderr.strip():
                 _log("%s", kubectl_stderr(ended.stderr))
-        return outcome.check(call, ended, self.config, deadline_at=self._deadline_at)
+        result = classify(call, ended, read_log(ended.stderr))
+        if isinstance(result, AdapterError):
+            raise result
+        return result
 
-    def _execute(self, call: Call) -> tuple[Call, process.Ended, float]:
+    def _execute(self, call: Call) -> tuple[Call, Ended, float]:
         """Run ``call`` (in the process ``open_read`` started for it, if any); once more if
         its bound went on discovery with a cold cache. The call last run, what it left, and
         when the first run began."""
@@ -208,22 +216,22 @@ class KubectlRunner:
         opened = self._take_opened(list(call.argv)) if call.stdin is None and echo is None else None
         if opened is not None:
             cold, began = opened.cold, opened.began
-            ended = process.run(call, began, started=opened.proc)
+            ended = self.kubectl.run(call, began, started=opened.proc)
         else:
             cold = discovery_stamp(self.config.cache_dir) if call.kind == "read" else None
             began = monotonic()
-            ended = process.run(call, began, echo=echo)
+            ended = self.kubectl.run(call, began, echo=echo)
         if (
             ended.returncode is None
             and call.pacing is None  # a paced read was stopped by one unanswered request
             and cold is not None
             and discovery_stamp(self.config.cache_dir) != cold
         ):
-            again = self.remaining()
-            if again is None or again > 0:
+            once_more = again(call, self.remaining())
+            if once_more is not None:
                 _log("# kubectl spent its bound on discovery (cold cache): once more")
-                call = call._replace(bound=call.bound if again is None else min(call.bound, again))
-                ended = process.run(call, monotonic(), echo=echo)
+                call = once_more
+                ended = self.kubectl.run(call, monotonic(), echo=echo)
         return call, ended, began
 
     def open_read(self, args: Sequence[str], *, namespace: str | None = None) -> None:
@@ -248,7 +256,7 @@ class KubectlRunner:
             self._opened = _Opened(argv, proc, began, cold)
 
         with contextlib.suppress(AdapterError):
-            process.start(argv, keep)
+            self.kubectl.start(argv, keep)
 
     def _take_opened(self, argv: list[str]) -> _Opened | None:
         opened = self._opened
@@ -261,7 +269,7 @@ class KubectlRunner:
         """Kill a read ``open_read`` started that no run took (the command ended first)."""
         opened, self._opened = self._opened, None
         if opened is not None:
-            process.stop(opened.proc)
+            self.kubectl.stop(opened.proc)
 
     def context_namespace(self) -> str:
         """``-n``, else the context's namespace, else ``default``: the namespace kubectl would use.
@@ -321,19 +329,14 @@ class KubectlRunner:
             by_hand = self._by_hand(wait, namespace)
             _log("%s", watches(argvs, wait, by_hand, kubectl_verbosity=verbose > 1))
         remaining = self.remaining()
-        # A watch is judged by its events, not paced by its log.
         calls = [
-            decide(self.config, argv, args, remaining=remaining, timeout=seconds)._replace(
-                pacing=None
-            )
+            decide(self.config, argv, args, remaining=remaining, timeout=seconds, watch=True)
             for argv, args in zip(argvs, commands, strict=True)
         ]
         if calls[0].spent:
-            raise outcome.deadline_reached("before", calls[0])
-        from .watches import watch_together  # only a wait needs it: not at start-up
-
+            raise deadline_reached("before", calls[0])
         began = monotonic()
-        ended, index, returncode, stderrs = watch_together(calls, watching)
+        ended, index, returncode, stderrs = self.kubectl.watch(calls, watching)
         stderr = stderrs[index] if index >= 0 else "".join(stderrs)
         if returncode:
             _register_secrets(self.config)
@@ -342,13 +345,11 @@ class KubectlRunner:
             if verbose > 1 and stderr.strip():
                 _log("%s", kubectl_stderr(stderr))
         if ended is False and calls[0].cut:
-            raise outcome.deadline_reached("during", calls[0])
+            raise deadline_reached("during", calls[0])
         if ended is not None or not returncode:
             return WatchEnd(ended, None)
-        error = outcome.failure(
-            calls[index], process.Ended(returncode, "", stderr), self.config,
-            deadline_at=self._deadline_at,
-        )  # fmt: skip
+        error = classify(calls[index], Ended(returncode, "", stderr), read_log(stderr))
+        assert isinstance(error, AdapterError)  # it exited non-zero
         return WatchEnd(None, error)
 
     def _by_hand(self, wait: Wait, namespace: str | None) -> list[str] | None:

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..contract.redact import redact
+from .requests_log import KLOG_START
 
 
 class Wait(NamedTuple):
@@ -50,8 +51,6 @@ _TIMEOUT = re.compile(r"^--timeout=\d+s$")
 # its log lines follow the requests). Pasted, it would flood the terminal with round-tripper
 # lines and whole objects.
 _VERBOSITY = re.compile(r"^--?v=\d+$")
-# kubectl's own log lines (``E1130 01:41:10.384773 14350 memcache.go:265] ...``).
-_KLOG = re.compile(r"^[IWEF]\d{4} ")
 
 
 def seconds_arg(value: float) -> str:
@@ -160,7 +159,7 @@ def outcome(returncode: int | None, seconds: float, stderr: str) -> str:
     if returncode == 0:
         return f"# exit 0 in {seconds:.2f} s"
     lines = [line for line in stderr.splitlines() if line.strip()]
-    first = next((line for line in lines if not _KLOG.match(line)), lines[0] if lines else "")
+    first = next((line for line in lines if not KLOG_START.match(line)), lines[0] if lines else "")
     said = f": {redact(first.strip())}" if first else ""
     return f"# exit {returncode} in {seconds:.2f} s{said}"
 

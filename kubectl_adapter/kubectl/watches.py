@@ -59,9 +59,11 @@ class _Lines:
         return complete
 
 
-def watch_together(
-    calls: Sequence[Call], watching: Watching
-) -> tuple[bool | None, int, int | None, list[str]]:
+# How a run of watches ended: decided / time passed / a kubectl exited first (see below).
+WatchRun = tuple[bool | None, int, int | None, list[str]]
+
+
+def watch_together(calls: Sequence[Call], watching: Watching) -> WatchRun:
     """Run a wait's watches at once, for at most their bound: each one's
     stdout lines (one JSON watch event each: ``--output-watch-events``) and stderr lines go
     to ``watching`` as they come, what a kubectl printed on stdout before a stderr line
@@ -81,14 +83,10 @@ def watch_together(
             for argv in argvs:
                 procs.append(spawn(argv, False, False))
         pipes: dict[int, tuple[int, bool, _Lines]] = {}
-        try:
-            for index, proc in enumerate(procs):
-                assert proc.stdout is not None and proc.stderr is not None
-                pipes[proc.stdout.fileno()] = (index, True, _Lines())
-                pipes[proc.stderr.fileno()] = (index, False, _Lines())
-        except (OSError, ValueError, AttributeError):
-            ended, index, status = _stand_ins(procs, watching, err)
-            return ended, index, status, _texts(err)
+        for index, proc in enumerate(procs):
+            assert proc.stdout is not None and proc.stderr is not None
+            pipes[proc.stdout.fileno()] = (index, True, _Lines())
+            pipes[proc.stderr.fileno()] = (index, False, _Lines())
         for index, proc in enumerate(procs):
             exited = exit_fd(proc)
             if exited is not None:
@@ -167,28 +165,6 @@ def _drain(
     return None
 
 
-def _stand_ins(
-    procs: list[subprocess.Popen[Any]], watching: Watching, err: list[list[bytes]]
-) -> tuple[bool | None, int, int | None]:
-    """Stand-ins for kubectl that are not pipes (a test's): what each printed is there at
-    once, judged stdout then stderr, one after the other; then one that failed has exited,
-    and the others watch on, silent, until the bound (``False``)."""
-    for index, proc in enumerate(procs):
-        for is_stdout, pipe in ((True, proc.stdout), (False, proc.stderr)):
-            data = pipe.read() if pipe is not None else b""
-            raw = data.encode() if isinstance(data, str) else (data or b"")
-            if not is_stdout:
-                err[index].append(raw)
-            for line in raw.split(b"\n"):
-                if _judged(watching, index, is_stdout, line):
-                    return True, -1, None
-    for index, proc in enumerate(procs):
-        status = proc.poll()
-        if status:
-            return None, index, status
-    return False, -1, None
-
-
 def _stdout_of(pipes: dict[int, tuple[int, bool, _Lines]], index: int) -> list[int]:
     return [fd for fd, (owner, is_stdout, _) in pipes.items() if owner == index and is_stdout]
 
@@ -211,7 +187,7 @@ def _fed(
     """A chunk read from ``fd``, its complete lines judged (as ``_read``)."""
     index, is_stdout, lines = pipes[fd]
     for line in lines.feed(chunk):
-        if _judged(watching, index, is_stdout, line):
+        if judged(watching, index, is_stdout, line):
             return True
     if not chunk:
         if is_stdout:
@@ -220,7 +196,7 @@ def _fed(
     return None
 
 
-def _judged(watching: Watching, index: int, is_stdout: bool, line: bytes) -> bool:
+def judged(watching: Watching, index: int, is_stdout: bool, line: bytes) -> bool:
     if not is_stdout:
         return bool(line) and watching.stderr_line(index, text(line))
     if not line.strip():

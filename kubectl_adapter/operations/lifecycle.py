@@ -9,7 +9,7 @@ from ..contract.errors import AdapterError, Forbidden, NotFound, Timeout
 from ..contract.models import DeleteResult, DryRunPlan, Snapshot
 from ..contract.naming import deployment_selector, owner_labels, parse_provider_id
 from ..kubectl import commands, progress
-from ..kubectl.runner import process_bound
+from ..kubectl.call import process_bound
 from ..rules import clock
 from ..rules.ownership import check_ownership
 from ..rules.pod_words import stop_headline, wait_for_pods_command

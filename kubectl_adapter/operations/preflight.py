@@ -33,6 +33,7 @@ def check_wait_permissions(runner: KubectlRunner, pid: ProviderId, verb: str) ->
             commands.wait_access_reviews(),
             namespace=pid.namespace,
             stdin=wait_review_document(pid.namespace),
+            changes=False,  # a review changes nothing: its failure never says "may have"
         )
     except Forbidden:
         return  # it may not ask: a refusal after the write will say what was written

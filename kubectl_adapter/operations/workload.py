@@ -9,13 +9,13 @@ from ..contract.errors import (
     AdapterError,
     Conflict,
     Forbidden,
-    InvalidInput,
     NotFound,
     RolloutFailed,
 )
 from ..contract.models import Snapshot
 from ..contract.naming import ProviderId, owner_labels
 from ..kubectl import commands
+from ..kubectl.classify import owner_test_failed
 from ..kubectl.config import ClusterConfig
 from ..kubectl.runner import KubectlRunner
 from ..rules import clock
@@ -123,20 +123,16 @@ class Workloads:
         owner = owner_labels(container_id, self.config.node_id)
         try:
             patched = self.runner.run_json(
-                commands.patch_replicas(pid.name, replicas, owner), namespace=pid.namespace
+                commands.patch_replicas(pid.name, replicas, owner),
+                namespace=pid.namespace,
+                guarded=str(pid),  # a 404 or a failed owner test is typed as such
             )
-        except NotFound as exc:
-            raise NotFound(
-                f"deployment {pid} not found", {"providerId": str(pid), "kubectl": exc.details}
-            ) from exc
-        except InvalidInput as exc:  # 422: a test operation failed, nothing was changed
-            current = self.require_deployment(pid)
-            check_ownership(current, container_id=container_id, node_id=self.config.node_id)
-            raise Conflict(
-                f"deployment {pid} changed owner labels while it was scaled; nothing was "
-                "changed: retry",
-                {"providerId": str(pid), "kubectl": exc.details},
-            ) from exc
+        except Conflict as exc:
+            if owner_test_failed(exc):
+                # Nothing was changed; one read says whose the Deployment now is.
+                current = self.require_deployment(pid)
+                check_ownership(current, container_id=container_id, node_id=self.config.node_id)
+            raise
         if not isinstance(patched, dict):
             raise NotFound(f"deployment {pid} not found", {"providerId": str(pid)})
         return patched

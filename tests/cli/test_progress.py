@@ -28,8 +28,10 @@ from pytest_subprocess import FakeProcess
 
 from kubectl_adapter.cli.progress import ERASE, TerminalProgress, elapsed, enabled
 from kubectl_adapter.kubectl import progress
+from kubectl_adapter.kubectl.classify import KubectlResult
 from kubectl_adapter.kubectl.config import ClusterConfig
-from kubectl_adapter.kubectl.runner import KubectlResult, KubectlRunner, WatchEnd
+from kubectl_adapter.kubectl.outcome import WatchEnd
+from kubectl_adapter.kubectl.runner import KubectlRunner
 from kubectl_adapter.operations.waits import EXPLAIN_RESERVE_SECONDS
 
 

@@ -20,7 +20,8 @@ from kubectl_adapter.contract.naming import name_selector
 from kubectl_adapter.contract.redact import MASK, redact, redact_value, register_secret
 from kubectl_adapter.kubectl import commands
 from kubectl_adapter.kubectl.config import ClusterConfig
-from kubectl_adapter.kubectl.kubectl_errors import classify
+from kubectl_adapter.kubectl.kubectl_errors import match
+from kubectl_adapter.kubectl.requests_log import read
 from kubectl_adapter.kubectl.runner import KubectlRunner
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "kubectl-stderr"
@@ -44,7 +45,7 @@ def no_registered_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("kubectl_adapter.kubectl.runner.shutil.which", lambda name: name)
+    monkeypatch.setattr("shutil.which", lambda name: name)
 
 
 def assert_clean(text: str) -> None:
@@ -355,7 +356,8 @@ def test_cli_error_document_and_log_carry_no_secret(
 
 
 def test_an_unexpected_bug_with_a_secret_in_its_text_is_redacted() -> None:
-    error = classify(f"kubectl --token={STATIC} get pods", 1, f"panic: token: {STATIC}\n")
+    stderr = f"panic: token: {STATIC}\n"
+    error = match(f"kubectl --token={STATIC} get pods", 1, stderr, read(stderr))
     assert type(error) is InternalError
     assert_clean(json.dumps(error.to_json()))
 
@@ -369,7 +371,7 @@ def test_a_bare_kubeconfig_token_is_masked_once_kubectl_fails(
     kubeconfig.write_text(
         f"apiVersion: v1\nkind: Config\nusers:\n  - name: u\n    user:\n      token: {token}\n"
     )
-    monkeypatch.setattr("kubectl_adapter.kubectl.runner.shutil.which", lambda name: name)
+    monkeypatch.setattr("shutil.which", lambda name: name)
     fp.register(
         ["kubectl", "--kubeconfig", str(kubeconfig), fp.any()],
         stderr=f"error: exec plugin said: credential {token} rejected\n",
@@ -451,7 +453,7 @@ def test_an_exec_plugin_echo_is_masked_once_kubectl_fails(
 ) -> None:
     kubeconfig = tmp_path / "kubeconfig"
     kubeconfig.write_text(EXEC_KUBECONFIG)
-    monkeypatch.setattr("kubectl_adapter.kubectl.runner.shutil.which", lambda name: name)
+    monkeypatch.setattr("shutil.which", lambda name: name)
     echo = " ".join(EXEC_SECRETS)
     fp.register(
         ["kubectl", "--kubeconfig", str(kubeconfig), fp.any()],

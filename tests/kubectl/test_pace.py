@@ -132,7 +132,7 @@ def test_a_write_is_killed_only_if_its_log_shows_no_write_once_frozen(
         sink: list[bytes] = []
         stopped = _stop_if_still_stoppable(proc, pace, proc.stderr.fileno(), sink)
         assert stopped is not sent
-        assert pace.write_sent is sent
+        assert pace.record.write_sent is sent
         # Frozen for the kill, or going on: only a kubectl let go on gets to write "resumed".
         deadline = time.monotonic() + (6 if sent else 3)  # its sleep is 2 s
         while not (tmp_path / "resumed").exists() and time.monotonic() < deadline:

@@ -68,7 +68,7 @@ def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         looked_up.append(name)
         return KUBECTL if name == "kubectl" else name
 
-    monkeypatch.setattr("kubectl_adapter.kubectl.runner.shutil.which", which)
+    monkeypatch.setattr("shutil.which", which)
     return looked_up
 
 

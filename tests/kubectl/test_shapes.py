@@ -20,7 +20,9 @@ from pytest_subprocess import FakeProcess
 
 from kubectl_adapter.cli import app as cli
 from kubectl_adapter.contract.models import NodeInfo, Snapshot
+from kubectl_adapter.kubectl import seam
 from kubectl_adapter.kubectl.shapes import expected_output, output_problem
+from tests.fake_kubectl import FakeProcesses
 from tests.k8s_objects import condition, deployment, event, kubectl_list, pod, replicaset
 
 K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
@@ -254,7 +256,9 @@ JSON = st.recursive(
 
 @pytest.fixture(scope="module", autouse=True)
 def _kubectl_on_path() -> Iterator[None]:
-    with patch("kubectl_adapter.kubectl.runner.shutil.which", lambda name: name):
+    # Hypothesis runs many examples per test: FakeProcess() per example, not ``fp``; kubectl
+    # runs through the seam's in-memory side (tests/fake_kubectl.py), as with ``fp``.
+    with patch("shutil.which", lambda name: name), patch.object(seam, "DEFAULT", FakeProcesses()):
         yield
 
 

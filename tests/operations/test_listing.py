@@ -167,7 +167,7 @@ NAMESPACE_FORBIDDEN = (
 
 @pytest.fixture
 def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("kubectl_adapter.kubectl.runner.shutil.which", lambda name: name)
+    monkeypatch.setattr("shutil.which", lambda name: name)
 
 
 def _run_list(capsys: pytest.CaptureFixture[str]) -> tuple[int, Any]:
@@ -235,7 +235,10 @@ def test_namespace_check_failing_otherwise_is_the_typed_error(
         returncode=1,
     )
     code, document = _run_list(capsys)
-    assert (code, document["error"]["type"]) == (8, "Unavailable")
+    # kubectl's own request timeout, nothing answered: the API's silence, typed as any call
+    # meeting it first types it (issue 38)
+    assert (code, document["error"]["type"]) == (7, "Timeout")
+    assert document["error"]["details"]["reason"] == "no answer from the API server"
 
 
 # -- querying like kubectl: -l, -A (issue 32) -------------------------------------------------

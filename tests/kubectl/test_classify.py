@@ -1,7 +1,10 @@
-"""``writes``: a failed write's error says whether its change may have been made, from the
-``-v=7`` log kubectl 1.32 writes (lines as it printed them against the fake API server)."""
+"""``classify`` and ``requests_log``: a failed call's error says whether a change of the
+workload may have been made, from the ``-v`` log kubectl 1.32 writes (lines as it printed
+them against the fake API server), and a permission review's POST is no such change."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
@@ -12,7 +15,23 @@ from kubectl_adapter.contract.errors import (
     Timeout,
     Unavailable,
 )
-from kubectl_adapter.kubectl.writes import read_log, said
+from kubectl_adapter.kubectl.call import Call, Pacing
+from kubectl_adapter.kubectl.classify import _written, classify
+from kubectl_adapter.kubectl.config import ClusterConfig
+from kubectl_adapter.kubectl.process import Ended
+from kubectl_adapter.kubectl.requests_log import read
+
+WRITE = Call(("kubectl", "patch"), "write", 10.0, changes=True)
+
+
+def said(error: AdapterError, stderr: str) -> AdapterError:
+    return _written(WRITE, error, read(stderr))
+
+
+def read_log(stderr: str) -> tuple[bool, str | None, int | None]:
+    record = read(stderr)
+    return record.logged, record.write, record.write_answer
+
 
 URL = "https://127.0.0.1:41867/apis/apps/v1/namespaces/default/deployments/web-1"
 PATH = "/apis/apps/v1/namespaces/default/deployments/web-1"
@@ -114,3 +133,89 @@ def test_a_change_never_sent_says_nothing_was_changed(error: AdapterError) -> No
 )
 def test_left_as_it_is(error: AdapterError, stderr: str) -> None:
     assert said(error, stderr) is error
+
+
+REVIEWS = "https://127.0.0.1:41867/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+REVIEW = klog("round_trippers.go:470", f"POST {REVIEWS}?timeout=1s") + HEADERS
+
+
+@pytest.mark.parametrize("answer", [answered("503 Service Unavailable"), LOST, ""])
+def test_a_permission_review_is_no_change(answer: str) -> None:
+    """Its POST asks a question: a 503, a lost answer or none at all is no "may have"."""
+    record = read(CONFIG + GET + REVIEW + answer)
+    assert record.logged and not record.write_sent
+    error = said(unavailable(), CONFIG + GET + REVIEW + answer)
+    assert error.details["writeSent"] is False, error.details
+
+
+def test_a_write_answered_at_v6_is_sent() -> None:
+    done = klog("round_trippers.go:560", f"PATCH {URL}?timeout=2s 503 Service Unavailable in 3 ms")
+    record = read(done)
+    assert (record.logged, record.write, record.write_answer) == (False, f"PATCH {PATH}", 503)
+    assert record.codes == (503,)
+
+
+def test_the_review_call_says_nothing_of_a_change() -> None:
+    """A call that changes nothing (a review) is typed as a read meeting the same fault."""
+    review = Call(("kubectl", "create", "-f", "-"), "write", 10.0, changes=False)
+    stderr = (
+        CONFIG
+        + REVIEW
+        + answered("503 Service Unavailable")
+        + ('Error from server (ServiceUnavailable): error when creating "STDIN": busy\n')
+    )
+    error = classify(review, Ended(1, "", stderr), read(stderr))
+    assert isinstance(error, Unavailable)
+    assert error.message == "Error from server (ServiceUnavailable): busy"
+    assert "writeSent" not in error.details
+
+
+# -- an API that answers nothing: one error, whichever call meets it (issue 38) ---------------
+
+CONFIG_OF = ClusterConfig(request_timeout=3)
+SILENT = (
+    "I1202 05:14:35.432531   10596 round_trippers.go:560] GET " + URL + "?timeout=3s  in 3001 ms\n"
+)
+
+
+def _call(kind: str, args: tuple[str, ...], **fields: Any) -> Call:
+    return Call(("kubectl", *args), kind, 8.0, config=CONFIG_OF, **fields)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("call", "ended"),
+    [
+        # a read killed at its bound (one request's), nothing logged
+        (_call("read", ("get", "deployment", "x")), Ended(None, "", "")),
+        # a paced read stopped unanswered by its pace
+        (_call("read", ("get", "pods", "-v=6"), pacing=Pacing(8.0, write=False)),
+         Ended(None, "", SILENT, unanswered=True)),
+        # a review giving up on its own request timeout at discovery
+        (_call("write", ("create", "-f", "-"), harmless=True),
+         Ended(1, "", 'error: unable to recognize "STDIN": Get "https://h:6443/api?timeout=3s": '
+                      "context deadline exceeded\n")),
+        # check's version, the same at its first contact
+        (_call("read", ("version", "-o", "json")),
+         Ended(1, "", "Unable to connect to the server: net/http: request canceled "
+                      "(Client.Timeout exceeded while awaiting headers)\n")),
+    ],
+)  # fmt: skip
+def test_no_answer_is_one_error_whichever_call_meets_it(call: Call, ended: Ended) -> None:
+    error = classify(call, ended, read(ended.stderr))
+    assert isinstance(error, Timeout), error
+    assert (
+        error.message
+        == f"the API server did not answer kubectl in time (--request-timeout 3s): {call.shown}"
+    )
+    assert error.details["reason"] == "no answer from the API server"
+    assert error.details.get("writeSent") in (None, False)
+
+
+def test_a_request_timeout_after_answers_is_unavailable() -> None:
+    """The API answered discovery, then not the resource: not the first contact."""
+    stderr = (
+        'error: no objects passed to scale Get "https://h:6443/apis/apps/v1/namespaces/n/'
+        'deployments/x?timeout=3s": context deadline exceeded\n'
+    )
+    error = classify(_call("write", ("scale", "deployment/x")), Ended(1, "", stderr), read(stderr))
+    assert isinstance(error, Unavailable), error
