@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ..contract.naming import (
     FIELD_MANAGER,
     MANAGED_LABEL,
+    NAME_LABEL,
     NODE_ID_LABEL,
     name_selector,
     owner_labels,
@@ -314,13 +316,29 @@ def restore(name: str, patch: str) -> list[str]:
 
 
 def watch_workloads(selector: str, *, all_namespaces: bool = False) -> list[list[str]]:
-    """``list -w`` and ``status -w``: the Deployments, ReplicaSets and Pods ``selector``
-    picks, one ``get --watch`` each (kubectl watches one kind per process): three kubectl
-    processes for any number of workloads, as ``list``'s one read gives a snapshot all
+    """The Deployments, ReplicaSets and Pods ``selector`` picks, one ``get --watch`` each
+    (kubectl watches one kind per process), as ``list``'s one read gives a snapshot all
     three. ``-v=6``: the watch request's line says each list is complete."""
+    return [watch_kind(kind, selector, all_namespaces=all_namespaces)
+            for kind in ("deployments", "replicasets", "pods")]  # fmt: skip
+
+
+def watch_kind(kind: str, selector: str, *, all_namespaces: bool = False) -> list[str]:
+    """One of the live feed's watches (``list -w``, ``status -w``): ``kind`` by ``selector``."""
     scope = [ALL_NAMESPACES] if all_namespaces else []
-    return [
-        ["get", kind, *scope, "-l", selector, "--watch", "-o", "json", "--output-watch-events",
-         *([SHOW_MANAGED_FIELDS] if kind == "deployments" else []), WATCH_LOG]
-        for kind in ("deployments", "replicasets", "pods")
-    ]  # fmt: skip
+    return ["get", kind, *scope, "-l", selector, "--watch", "-o", "json", "--output-watch-events",
+            *([SHOW_MANAGED_FIELDS] if kind == "deployments" else []), WATCH_LOG]  # fmt: skip
+
+
+def named_within(selector: str, names: Sequence[str]) -> str:
+    """``selector`` narrowed to the workloads named (their name label, on their ReplicaSets
+    and Pods): the live feed watches only the workloads in motion."""
+    return f"{selector},{NAME_LABEL} in ({','.join(sorted(names))})"
+
+
+def feed_probe(selector: str, *, all_namespaces: bool = False) -> list[str]:
+    """A live feed's look at the API server after a silence: one Deployment's name, a read
+    bounded and typed as ``list``'s is (a watch gone silent cannot tell a quiet cluster from
+    an API server that stopped answering)."""
+    scope = [ALL_NAMESPACES] if all_namespaces else []
+    return ["get", "deployments", *scope, "-l", selector, "--limit", "1", "-o", "name"]
