@@ -142,7 +142,7 @@ def test_a_deployment_the_first_read_saw_otherwise_is_watched_with_its_pods() ->
 
 
 def test_a_pods_watch_listed_again_forgets_the_pods_gone_meanwhile() -> None:
-    state, feed, streams = _feed()
+    state, _, _ = _feed()
     one = _workload("web-1", "u1")
     _first(state, list(one))
     crashed = copy.deepcopy(one[0])
