@@ -336,9 +336,9 @@ def named_within(selector: str, names: Sequence[str]) -> str:
     return f"{selector},{NAME_LABEL} in ({','.join(sorted(names))})"
 
 
-def feed_probe(selector: str, *, all_namespaces: bool = False) -> list[str]:
-    """A live feed's look at the API server after a silence: one Deployment's name, a read
-    bounded and typed as ``list``'s is (a watch gone silent cannot tell a quiet cluster from
-    an API server that stopped answering)."""
-    scope = [ALL_NAMESPACES] if all_namespaces else []
-    return ["get", "deployments", *scope, "-l", selector, "--limit", "1", "-o", "name"]
+def feed_probe(name: str) -> list[str]:
+    """A live feed's look at the API server after a silence (a watch gone quiet cannot tell
+    a quiet cluster from an API server that stopped answering): one Deployment by name, a
+    request the API server answers at once whatever the number of workloads, bounded and
+    typed as ``list``'s read is."""
+    return ["get", "deployment", name, "--ignore-not-found", "-o", "name"]

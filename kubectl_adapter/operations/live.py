@@ -18,10 +18,12 @@ A watch that breaks is started again (at once, then 0.5, 1, 2 s apart while it f
 lists first, and what it lists is compared with what the feed knows, so a change made
 meanwhile is given once and nothing unchanged is repeated. A watch cannot tell a quiet
 cluster from an API server that stopped answering, so after ``QUIET`` request timeouts with
-no word from any watch the feed asks the API server once (``commands.feed_probe``, bounded
-and typed as ``list``'s read). An API server that has answered nothing for ``UNREACHABLE``
-request timeouts (30 s at the default 10 s) ends the feed with the error ``list`` would give
-(Unavailable, Timeout); a refusal (Forbidden, a bad kubeconfig) ends it at once.
+no word from any watch the feed asks the API server once (``commands.feed_probe``: one
+Deployment by name, bounded as ``list``'s read). An API server that has answered nothing
+for ``UNREACHABLE`` request timeouts (30 s at the default 10 s) ends the feed with the
+error ``list`` gives: its own read, run then, says how the API server fails (Unavailable,
+Timeout), so the feed ends typed and worded as ``list`` would. A refusal (Forbidden, a bad
+kubeconfig) ends it at once.
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ RUN_SECONDS = 3600.0
 # the feed's whole selector (a URL stays short; a mass rollout needs every Pod anyway).
 NAMED_AT_MOST = 100
 TRANSIENT = (Unavailable, Timeout)
+# What the probe reads when the feed knows no workload (absent: it answers 404 at once).
+PROBED_NAME = "kubectl-adapter-probe"
 
 
 class _Feed:
@@ -74,8 +78,9 @@ class _Feed:
         selector: str,
         all_namespaces: bool,
         only: ProviderId | None,
+        read: Callable[[], object],
     ) -> None:
-        self.runner, self.streams, self.feed = runner, streams, feed
+        self.runner, self.streams, self.feed, self.read = runner, streams, feed, read
         self.namespace, self.selector, self.all_namespaces = namespace, selector, all_namespaces
         self.only = only
         self.objects = Objects()
@@ -202,7 +207,7 @@ class _Feed:
         if failure is not None and not isinstance(failure, TRANSIENT):
             raise failure
         if failure is not None and monotonic() - self.alive >= self.unreachable:
-            raise failure
+            self.verdict()
         self.failed[kind] += 1
         delay = RESUME_DELAYS[min(self.failed[kind] - 1, len(RESUME_DELAYS) - 1)]
         self.restart_at[kind] = monotonic() + (delay if failure is not None else 0.0)
@@ -223,14 +228,29 @@ class _Feed:
         now = monotonic()
         if now < self.probe_at:
             return
-        args = commands.feed_probe(self.selector, all_namespaces=self.all_namespaces)
+        namespace, name = self.namespace or "default", PROBED_NAME
+        for deployment in self.objects.kinds[DEPLOYMENTS].values():
+            meta = deployment.get("metadata") or {}
+            namespace, name = str(meta.get("namespace") or namespace), str(meta.get("name"))
+            break
         try:
-            self.runner.run(args, namespace=self.namespace)
+            self.runner.run(commands.feed_probe(name), namespace=namespace)
         except TRANSIENT:
             if monotonic() - self.alive >= self.unreachable:
-                raise
+                self.verdict()
+                return
             self.probe_at = monotonic() + RESUME_DELAYS[-1]
             return
+        except AdapterError:
+            pass  # refused, not found: it answered (a watch meets a lasting refusal itself)
+        self.alive = monotonic()
+        self.probe_at = self.alive + self.quiet
+
+    def verdict(self) -> None:
+        """The API server has said nothing for too long: ``list``'s own read says how it
+        fails, so the feed ends with the error ``list`` gives now (type, message and all).
+        Should it answer after all, the feed goes on."""
+        self.read()
         self.alive = monotonic()
         self.probe_at = self.alive + self.quiet
 
@@ -318,13 +338,17 @@ def watch_snapshots(
         node_id, selector = None, f"{NAME_LABEL}={only.name}"
     whole = commands.workloads_selector(node_id, selector)
     streams = FeedStreams(runner)
-    try:
-        state = _Feed(runner, streams, feed, namespace, whole, all_namespaces, only)
-        state.start("deployments")  # beside the read: its list is the read's other half
-        deployments, replicasets, pods = list_objects(
+
+    def read() -> tuple[list[Document], list[Document], list[Document]]:
+        return list_objects(
             runner, namespace or "", node_id, selector, all_namespaces=all_namespaces,
             namespace_must_exist=only is None,
         )  # fmt: skip
+
+    try:
+        state = _Feed(runner, streams, feed, namespace, whole, all_namespaces, only, read)
+        state.start("deployments")  # beside the read: its list is the read's other half
+        deployments, replicasets, pods = read()
         state.alive = monotonic()
         state.read_versions = {
             uid_of(obj): str((obj.get("metadata") or {}).get("resourceVersion"))

@@ -60,7 +60,9 @@ def _workload(name: str, uid: str) -> tuple[Document, Document, Document]:
 def _feed(only: ProviderId | None = None) -> tuple[_Feed, Feed, Streams]:
     feed, streams = Feed(), Streams()
     runner = cast(KubectlRunner, SimpleNamespace(config=SimpleNamespace(request_timeout=10.0)))
-    state = _Feed(runner, cast(FeedStreams, streams), feed, "testns", "sel", False, only)
+    state = _Feed(
+        runner, cast(FeedStreams, streams), feed, "testns", "sel", False, only, lambda: None
+    )
     state.start("deployments")
     return state, feed, streams
 
