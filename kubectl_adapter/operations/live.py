@@ -93,6 +93,7 @@ class _Feed:
         self.owe_sync = True
         self.synced = False  # the first SYNCED was given: every change is given as it comes
         self.read_versions: dict[str, str] | None = None  # the first read's Deployments
+        self.judged: dict[str, Document] = {}  # snapshots built to judge the first list
         self.restart_at: dict[str, float] = {}
         self.failed: dict[str, int] = {kind: 0 for kind in KINDS}
         timeout = runner.config.request_timeout
@@ -161,6 +162,8 @@ class _Feed:
         if self.synced:
             for uid in sorted(touched):
                 self._give(uid)
+        for uid in touched:  # built before this event: no longer what the cluster shows
+            self.judged.pop(uid, None)
 
     def _listed(self, kind: str, index: int) -> None:
         """A watch's list is complete: what it no longer shows went while it was not
@@ -189,9 +192,13 @@ class _Feed:
         versions, self.read_versions = self.read_versions or {}, None
         for uid, deployment in self.objects.kinds[DEPLOYMENTS].items():
             same = versions.get(uid) == (deployment.get("metadata") or {}).get("resourceVersion")
+            if not (same and deployment_at_rest(deployment)):
+                self.moving.add(uid)
+                continue
             document = self.objects.snapshot(uid)
-            status = str(document["status"]) if document is not None else ""
-            if not (same and settled(deployment, self.objects.owned_pods(uid), status)):
+            assert document is not None
+            self.judged[uid] = document  # the first SYNCED gives it: built once
+            if not settled(deployment, self.objects.owned_pods(uid), str(document["status"])):
                 self.moving.add(uid)
 
     def whole(self) -> bool:
@@ -262,7 +269,7 @@ class _Feed:
     # -- what the feed says -------------------------------------------------------------------
 
     def _give(self, uid: str) -> None:
-        document = self.objects.snapshot(uid)
+        document = self.judged.pop(uid, None) or self.objects.snapshot(uid)
         if document is None:
             self.moving.discard(uid)
             pid = self.pids.pop(uid, None)
@@ -310,6 +317,7 @@ class _Feed:
         self.owe_sync, self.synced = False, True
         for uid in sorted(set(self.objects.kinds[DEPLOYMENTS]) | set(self.pids)):
             self._give(uid)  # one gone while unwatched: DELETED
+        self.judged.clear()
         shown = set(self.pids.values())
         for pid in sorted(set(self.given) - shown):
             self._gone(pid)
