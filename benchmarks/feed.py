@@ -237,7 +237,8 @@ def feed(setup: Setup, seconds: float) -> dict[str, Any]:
         time.sleep(SAMPLE_EVERY)
     time.sleep(1.0)  # at rest: nothing moves
     at_rest = _kubectls_of(proc.pid)
-    rest_kib = _status_kib(proc.pid, "VmRSS") + sum(_status_kib(p, "VmRSS") for p in at_rest)
+    adapter_kib = _status_kib(proc.pid, "VmRSS")
+    rest_kib = adapter_kib + sum(_status_kib(p, "VmRSS") for p in at_rest)
     setup.log.write_text("")
     rest_cpu, rest_began = _feed_cpu(proc.pid), time.monotonic()
     time.sleep(REST_SECONDS)  # at rest: what a quiet node costs (its probes included)
@@ -266,10 +267,32 @@ def feed(setup: Setup, seconds: float) -> dict[str, Any]:
         "first_sync": first_sync,
         "rest_kubectls": len(at_rest),
         "rest_mib": rest_kib / 1024,
+        "rest_adapter_mib": adapter_kib / 1024,
         "rest_cpu": rest_cpu,
         "rest_started": rest_started,
         "exit": code,
     }
+
+
+def first_answers(setup: Setup, rounds: int) -> tuple[list[float], list[float]]:
+    """``list`` and the feed's first ``SYNCED``, interleaved (a loaded machine slows both
+    alike): the seconds of each."""
+    lists, syncs = [], []
+    for _ in range(rounds):
+        began = time.monotonic()
+        subprocess.run([*setup.base, "list"], capture_output=True, check=True, env=ENV)
+        lists.append(time.monotonic() - began)
+        began = time.monotonic()
+        proc = subprocess.Popen([*setup.base, "list", "-w"], stdout=subprocess.PIPE, env=ENV)
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            if json.loads(raw).get("type") == "SYNCED":
+                break
+        syncs.append(time.monotonic() - began)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(60)
+        proc.stdout.close()
+    return lists, syncs
 
 
 def main() -> int:
@@ -277,6 +300,7 @@ def main() -> int:
     parser.add_argument("--workloads", type=int, nargs="+", default=[10, 1000])
     parser.add_argument("--with-5000", action="store_true", help="also 5,000 (a long setup)")
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--rounds", type=int, default=3, help="list against the first sync")
     options = parser.parse_args()
     sizes = [*options.workloads, *([5000] if options.with_5000 else [])]
     rows = []
@@ -290,6 +314,7 @@ def main() -> int:
                 polled = poll(setup, options.seconds)
                 print(f"{n}: the feed", file=sys.stderr, flush=True)
                 fed = feed(setup, options.seconds)
+                fed["lists"], fed["syncs"] = first_answers(setup, options.rounds)
         rows.append((n, polled, fed))
     print(f"a {options.seconds:g} s window per side, one change every {CHANGE_EVERY:g} s; "
           f"load average {os.getloadavg()[0]:.1f} at the end\n")  # fmt: skip
@@ -309,10 +334,16 @@ def main() -> int:
     print()
     for n, _, fed in rows:
         print(f"- {n:,} at rest: {fed['rest_kubectls']} kubectl, {fed['rest_mib']:.0f} MiB "
-              f"(adapter and kubectl), {fed['rest_cpu']:.2f} CPU s / min, "
+              f"(adapter {fed['rest_adapter_mib']:.0f} and its kubectl), "
+              f"{fed['rest_cpu']:.2f} CPU s / min, "
               f"{fed['rest_started']:.1f} processes started / min ({REST_SECONDS:g} s); "
-              f"exit {fed['exit']} on SIGINT")  # fmt: skip
+              f"exit {fed['exit']} on SIGINT; `list` {_seconds(fed['lists'])} s against the "
+              f"feed's first SYNCED {_seconds(fed['syncs'])} s (interleaved)")  # fmt: skip
     return 0
+
+
+def _seconds(samples: list[float]) -> str:
+    return f"{statistics.median(samples):.2f} (" + ", ".join(f"{x:.2f}" for x in samples) + ")"
 
 
 if __name__ == "__main__":
