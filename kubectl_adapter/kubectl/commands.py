@@ -56,14 +56,20 @@ ALL_NAMESPACES = "--all-namespaces"
 
 
 def list_workloads(
-    node_id: str | None, selector: str | None = None, *, all_namespaces: bool = False
+    node_id: str | None,
+    selector: str | None = None,
+    *,
+    all_namespaces: bool = False,
+    kinds: str = "deployments,replicasets,pods",
 ) -> list[str]:
     """Every Manager workload (of one node): ``get deployments,replicasets,pods -l
-    managed=true[,node-id=N][,SELECTOR] [--all-namespaces]``."""
+    managed=true[,node-id=N][,SELECTOR] [--all-namespaces]``. ``kinds``: fewer of them (the
+    live feed's read, whose Deployments its watch lists); managedFields only with the
+    Deployments (drift reads theirs)."""
     scope = [ALL_NAMESPACES] if all_namespaces else []
-    return ["get", "deployments,replicasets,pods", *scope, "-l",
-            workloads_selector(node_id, selector), "-o", "json", SHOW_MANAGED_FIELDS,
-            ANSWERS]  # fmt: skip
+    fields = [SHOW_MANAGED_FIELDS] if "deployments" in kinds else []
+    return ["get", kinds, *scope, "-l", workloads_selector(node_id, selector), "-o", "json",
+            *fields, ANSWERS]  # fmt: skip
 
 
 def named_workload(name: str) -> list[str]:

@@ -79,10 +79,11 @@ def list_objects(
     *,
     all_namespaces: bool = False,
     namespace_must_exist: bool = True,
+    kinds: str = "deployments,replicasets,pods",
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
     """``list``'s one read, its Deployments, ReplicaSets and Pods apart, with ``list``'s
-    errors (the live feed's first read is this one: it fails as ``list`` does)."""
-    args = commands.list_workloads(node_id, selector, all_namespaces=all_namespaces)
+    errors (the live feed reads ``kinds`` of them so; its verdicts run it whole)."""
+    args = commands.list_workloads(node_id, selector, all_namespaces=all_namespaces, kinds=kinds)
     try:
         data = runner.run_json(args, namespace=namespace, decode=decode_workloads)
     except Forbidden as exc:

@@ -1,18 +1,20 @@
 """``list --watch`` and ``status --watch``: a live feed of snapshots, one per change.
 
-It starts as ``list`` does: ``list``'s one read (``listing.list_objects``), with ``list``'s
-errors before any line, while the Deployments' watch starts beside it. Then one kubectl
-watches the Deployments; a workload's Pods and ReplicaSets are watched only while it is in
-motion (``rules.settled``): a settled workload (running or offline, nothing rolling out or
-terminating) leaves that state only through its Deployment's own status, so at rest the
-feed is one kubectl. Once a Deployment says it moves, its Pods and ReplicaSets are watched
-by its name label (the names of every workload in motion in one selector, the feed's whole
-selector past ``NAMED_AT_MOST``), until it and its Pods are at rest again. A workload's
-snapshot is rebuilt from its own objects each time one of them changes, with the same pure
-rules ``list`` uses (``rules.snapshots``): the feed says ``ADDED`` / ``MODIFIED`` /
-``DELETED`` only when that snapshot differs from the last one it gave, and ``SYNCED`` once
-every workload it has given is as the cluster now shows it (after the first list, and after
-a broken watch's new list).
+One kubectl watches the Deployments; once its first list is complete the ReplicaSets and
+Pods are read once, as ``list`` reads them (``listing.list_objects``: the Deployments are
+listed once, by the watch, so the first sync costs what a ``list`` costs). A workload's Pods
+and ReplicaSets are watched only while it is in motion (``rules.settled``): a settled
+workload (running or offline, nothing rolling out or terminating) leaves that state only
+through its Deployment's own status, so at rest the feed is one kubectl. Once a Deployment
+says it moves, its Pods and ReplicaSets are watched by its name label (the names of every
+workload in motion in one selector, the feed's whole selector past ``NAMED_AT_MOST``),
+until it and its Pods are at rest again. A workload's snapshot is rebuilt from its own
+objects each time one of them changes, with the same pure rules ``list`` uses
+(``rules.snapshots``): the feed says ``ADDED`` / ``MODIFIED`` / ``DELETED`` only when that
+snapshot differs from the last one it gave, and ``SYNCED`` once every workload it has given
+is as the cluster now shows it (after the first list, and after a broken watch's new list).
+Whatever fails before the first line is said by ``list``'s own read, run then: the feed
+fails as ``list`` fails, with the same document.
 
 A watch that breaks is started again (at once, then 0.5, 1, 2 s apart while it fails): it
 lists first, and what it lists is compared with what the feed knows, so a change made
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from time import monotonic
-from typing import Any
+from typing import Any, NoReturn
 
 from ..contract.errors import AdapterError, Timeout, Unavailable
 from ..contract.naming import NAME_LABEL, ProviderId
@@ -46,6 +48,7 @@ from .listing import list_objects
 __all__ = ["QUIET", "UNREACHABLE", "Feed", "watch_snapshots"]
 
 Document = dict[str, Any]
+Objects3 = tuple[list[Document], list[Document], list[Document]]
 # (event, snapshot document): "ADDED" | "MODIFIED" | "DELETED", or ("SYNCED", None).
 Feed = Callable[[str, Document | None], None]
 
@@ -79,8 +82,10 @@ class _Feed:
         all_namespaces: bool,
         only: ProviderId | None,
         read: Callable[[], object],
+        first_read: Callable[[], Objects3],
     ) -> None:
         self.runner, self.streams, self.feed, self.read = runner, streams, feed, read
+        self.first_read = first_read
         self.namespace, self.selector, self.all_namespaces = namespace, selector, all_namespaces
         self.only = only
         self.objects = Objects()
@@ -92,7 +97,7 @@ class _Feed:
         self.relisted: dict[str, set[str]] = {kind: set() for kind in KINDS}
         self.owe_sync = True
         self.synced = False  # the first SYNCED was given: every change is given as it comes
-        self.read_versions: dict[str, str] | None = None  # the first read's Deployments
+        self.first = True  # the Deployments' first list is still to come
         self.judged: dict[str, Document] = {}  # snapshots built to judge the first list
         self.restart_at: dict[str, float] = {}
         self.failed: dict[str, int] = {kind: 0 for kind in KINDS}
@@ -159,6 +164,8 @@ class _Feed:
             if not self.listed[kind]:
                 self.relisted[kind].add(uid_of(obj))
             touched |= self.objects.seen(index, event.kind, obj)
+        if not self.synced and self.listed["deployments"]:
+            self.moving |= touched  # changed since the first read: its Pods are read again
         if self.synced:
             for uid in sorted(touched):
                 self._give(uid)
@@ -172,7 +179,8 @@ class _Feed:
         if kind == "deployments":
             for uid in sorted(set(self.objects.kinds[DEPLOYMENTS]) - shown):
                 self.objects.seen(DEPLOYMENTS, "DELETED", self.objects.kinds[DEPLOYMENTS][uid])
-            if self.read_versions is not None:  # the first list: who is at rest
+            if self.first:  # the first list: the Pods' read, and who is at rest
+                self.first = False
                 self._first_judged()
         else:
             kept_rs = shown if index == REPLICASETS else set(self.objects.kinds[REPLICASETS])
@@ -187,12 +195,19 @@ class _Feed:
                 self._give(uid)
 
     def _first_judged(self) -> None:
-        """After the first read and the watch's first list: a workload is at rest only if
-        the read saw the Deployment as the watch shows it, and both say so."""
-        versions, self.read_versions = self.read_versions or {}, None
+        """The Deployments' watch has listed: now the ReplicaSets and Pods, read once (read
+        after that list, so a Pod changed since is a change of its Deployment the watch
+        gives). A workload is at rest when its Deployment and those Pods say so."""
+        try:
+            _, replicasets, pods = self.first_read()
+        except AdapterError as failure:
+            self.before_first_line(failure)
+        self.alive = monotonic()
+        for index, objects in ((REPLICASETS, replicasets), (PODS, pods)):
+            for obj in objects:
+                self.objects.seen(index, "ADDED", obj)
         for uid, deployment in self.objects.kinds[DEPLOYMENTS].items():
-            same = versions.get(uid) == (deployment.get("metadata") or {}).get("resourceVersion")
-            if not (same and deployment_at_rest(deployment)):
+            if not deployment_at_rest(deployment):
                 self.moving.add(uid)
                 continue
             document = self.objects.snapshot(uid)
@@ -211,6 +226,8 @@ class _Feed:
     def _ended(self, kind: str, failure: AdapterError | None) -> None:
         """A watch ended: the server closed it, or it failed. Started again after a pause;
         a refusal, or an API server silent for too long, ends the feed."""
+        if failure is not None and not self.synced:
+            self.before_first_line(failure)
         if failure is not None and not isinstance(failure, TRANSIENT):
             raise failure
         if failure is not None and monotonic() - self.alive >= self.unreachable:
@@ -242,7 +259,9 @@ class _Feed:
             break
         try:
             self.runner.run(commands.feed_probe(name), namespace=namespace)
-        except TRANSIENT:
+        except TRANSIENT as failure:
+            if not self.synced:
+                self.before_first_line(failure)
             if monotonic() - self.alive >= self.unreachable:
                 self.verdict()
                 return
@@ -252,6 +271,12 @@ class _Feed:
             pass  # refused, not found: it answered (a watch meets a lasting refusal itself)
         self.alive = monotonic()
         self.probe_at = self.alive + self.quiet
+
+    def before_first_line(self, failure: AdapterError) -> NoReturn:
+        """A failure before the first line: ``list``'s own read says it as ``list`` would
+        (the same document); should that read pass, the failure stands."""
+        self.read()
+        raise failure
 
     def verdict(self) -> None:
         """The API server has said nothing for too long: ``list``'s own read says how it
@@ -347,24 +372,18 @@ def watch_snapshots(
     whole = commands.workloads_selector(node_id, selector)
     streams = FeedStreams(runner)
 
-    def read() -> tuple[list[Document], list[Document], list[Document]]:
+    def read(kinds: str = "deployments,replicasets,pods") -> Objects3:
         return list_objects(
             runner, namespace or "", node_id, selector, all_namespaces=all_namespaces,
-            namespace_must_exist=only is None,
+            namespace_must_exist=only is None, kinds=kinds,
         )  # fmt: skip
 
     try:
-        state = _Feed(runner, streams, feed, namespace, whole, all_namespaces, only, read)
-        state.start("deployments")  # beside the read: its list is the read's other half
-        deployments, replicasets, pods = read()
-        state.alive = monotonic()
-        state.read_versions = {
-            uid_of(obj): str((obj.get("metadata") or {}).get("resourceVersion"))
-            for obj in deployments
-        }
-        for index, objects in ((REPLICASETS, replicasets), (PODS, pods)):
-            for obj in objects:
-                state.objects.seen(index, "ADDED", obj)
+        state = _Feed(
+            runner, streams, feed, namespace, whole, all_namespaces, only, read,
+            lambda: read("replicasets,pods"),
+        )  # fmt: skip
+        state.start("deployments")
         while True:
             for event in streams.events(state.wake_in()):
                 if streams.current(event):

@@ -61,20 +61,18 @@ def _feed(only: ProviderId | None = None) -> tuple[_Feed, Feed, Streams]:
     feed, streams = Feed(), Streams()
     runner = cast(KubectlRunner, SimpleNamespace(config=SimpleNamespace(request_timeout=10.0)))
     state = _Feed(
-        runner, cast(FeedStreams, streams), feed, "testns", "sel", False, only, lambda: None
-    )
+        runner, cast(FeedStreams, streams), feed, "testns", "sel", False, only,
+        lambda: None, lambda: ([], [], []),
+    )  # fmt: skip
     state.start("deployments")
     return state, feed, streams
 
 
 def _first(state: _Feed, objects: list[Document], watched: list[Document] | None = None) -> None:
-    """The first read gives ``objects``; the Deployments' watch lists ``watched`` (the
-    same Deployments unless given)."""
+    """The Deployments' watch lists ``watched`` (those of ``objects`` unless given), then
+    the first read gives the ReplicaSets and Pods of ``objects``."""
     deployments, replicasets, pods = split_kinds(objects)
-    state.read_versions = {uid_of(d): d["metadata"]["resourceVersion"] for d in deployments}
-    for index, kind in ((REPLICASETS, replicasets), (PODS, pods)):
-        for obj in kind:
-            state.objects.seen(index, "ADDED", obj)
+    state.first_read = lambda: ([], replicasets, pods)
     listed = deployments if watched is None else watched
     state.handle(Event("deployments", 1, OBJECTS, "ADDED", tuple(listed)))
     state.handle(Event("deployments", 1, LISTED))
@@ -127,18 +125,18 @@ def test_a_workload_that_moves_has_its_pods_watched_until_it_rests_again() -> No
     assert streams.selectors == {"deployments": "sel"}  # at rest again: one kubectl
 
 
-def test_a_deployment_the_first_read_saw_otherwise_is_watched_with_its_pods() -> None:
+def test_a_workload_the_first_read_finds_in_motion_is_watched_with_its_pods() -> None:
     state, feed, streams = _feed()
     one, two = _workload("web-1", "u1"), _workload("web-2", "u2")
-    newer = copy.deepcopy(one[0])
-    newer["metadata"]["resourceVersion"] = "2"
-    _first(state, [*one, *two], watched=[newer, two[0]])
+    starting = pod(one[1], "aaaaa", ready=False, phase="Pending", ip=None)
+    _first(state, [one[0], one[1], starting, *two])
     assert feed.events == []  # not whole until its Pods' watch listed
     assert streams.selectors["pods"] == f"sel,{NAME} in (web-1)"
     for key, obj in (("replicasets", one[1]), ("pods", one[2])):
         _say(state, key, "ADDED", obj)
         state.handle(Event(key, 1, LISTED))
     assert feed.events[-1] == ("SYNCED", None, None)
+    assert state.given["testns/web-1"]["podIp"] == "10.244.0.9"  # the Pod the watch listed
     state.retarget()
     assert streams.selectors == {"deployments": "sel"}
 
