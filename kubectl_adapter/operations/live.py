@@ -252,6 +252,9 @@ class _Feed:
         now = monotonic()
         if now < self.probe_at:
             return
+        if not self.synced:  # no first line yet: list's own read is the look, and says why
+            self.verdict()
+            return
         namespace, name = self.namespace or "default", PROBED_NAME
         for deployment in self.objects.kinds[DEPLOYMENTS].values():
             meta = deployment.get("metadata") or {}
@@ -259,9 +262,7 @@ class _Feed:
             break
         try:
             self.runner.run(commands.feed_probe(name), namespace=namespace)
-        except TRANSIENT as failure:
-            if not self.synced:
-                self.before_first_line(failure)
+        except TRANSIENT:
             if monotonic() - self.alive >= self.unreachable:
                 self.verdict()
                 return
