@@ -111,18 +111,20 @@ class _Feed:
     def start(self, kind: str, *, first: bool = True) -> None:
         selector = self.selector
         if kind != "deployments":
-            names = sorted({self._name(uid) for uid in self.covered})
-            if len(names) <= NAMED_AT_MOST:
-                selector = commands.named_within(selector, names)
+            names = {self._name(uid) for uid in self.covered}
+            if "" not in names and len(names) <= NAMED_AT_MOST:
+                selector = commands.named_within(selector, sorted(names))
         args = commands.watch_kind(kind, selector, all_namespaces=self.all_namespaces)
         self.streams.start(kind, args, namespace=self.namespace, seconds=RUN_SECONDS, first=first)
         self.listed[kind] = False
         self.relisted[kind] = set()
 
     def _name(self, uid: str) -> str:
+        """The name label its Pods and ReplicaSets carry (their template's), or "" when they
+        carry none (a workload applied before the label existed: then the whole selector)."""
         deployment = self.objects.kinds[DEPLOYMENTS].get(uid) or {}
-        meta = deployment.get("metadata") or {}
-        return str((meta.get("labels") or {}).get(NAME_LABEL) or meta.get("name") or "")
+        template = (deployment.get("spec") or {}).get("template") or {}
+        return str(((template.get("metadata") or {}).get("labels") or {}).get(NAME_LABEL) or "")
 
     def retarget(self) -> None:
         """Watch the Pods and ReplicaSets of exactly the workloads in motion: none, once

@@ -177,3 +177,11 @@ def test_status_watch_gives_a_missing_workload_as_missing() -> None:
     state, feed, _ = _feed(ProviderId("testns", "web-9"))
     _first(state, [])
     assert feed.events == [("ADDED", "testns/web-9", "missing"), ("SYNCED", None, None)]
+
+
+def test_a_workload_whose_pods_carry_no_name_label_has_them_watched_by_the_whole_selector() -> None:
+    state, _, streams = _feed()
+    legacy = deployment("web-0", container_id="web-0", uid="u0", legacy=True)
+    legacy["metadata"]["resourceVersion"] = "1"
+    _first(state, [legacy])  # no Pod yet: it moves
+    assert streams.selectors["pods"] == "sel"  # its Pods would not match a name
