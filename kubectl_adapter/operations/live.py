@@ -42,6 +42,7 @@ from ..kubectl.feed_streams import ENDED, LISTED, Event, FeedStreams
 from ..kubectl.runner import KubectlRunner
 from ..rules.settled import deployment_at_rest, settled
 from ..rules.snapshots import placeholder_document
+from .feed_checks import check_feed_permissions
 from .feed_objects import DEPLOYMENTS, PODS, REPLICASETS, Objects, uid_of
 from .listing import list_objects
 
@@ -387,6 +388,10 @@ def watch_snapshots(
             lambda: read("replicasets,pods"),
         )  # fmt: skip
         state.start("deployments")
+        try:  # while the Deployments' watch lists
+            check_feed_permissions(runner, namespace, "status --watch" if only else "list --watch")
+        except AdapterError as failure:
+            state.before_first_line(failure)
         while True:
             for event in streams.events(state.wake_in()):
                 if streams.current(event):
