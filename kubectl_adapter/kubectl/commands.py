@@ -321,14 +321,6 @@ def restore(name: str, patch: str) -> list[str]:
     ]
 
 
-def watch_workloads(selector: str, *, all_namespaces: bool = False) -> list[list[str]]:
-    """The Deployments, ReplicaSets and Pods ``selector`` picks, one ``get --watch`` each
-    (kubectl watches one kind per process), as ``list``'s one read gives a snapshot all
-    three. ``-v=6``: the watch request's line says each list is complete."""
-    return [watch_kind(kind, selector, all_namespaces=all_namespaces)
-            for kind in ("deployments", "replicasets", "pods")]  # fmt: skip
-
-
 def watch_kind(kind: str, selector: str, *, all_namespaces: bool = False) -> list[str]:
     """One of the live feed's watches (``list -w``, ``status -w``): ``kind`` by ``selector``."""
     scope = [ALL_NAMESPACES] if all_namespaces else []
