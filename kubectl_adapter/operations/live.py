@@ -8,11 +8,9 @@ workload (running or offline, nothing rolling out or terminating) leaves that st
 through its Deployment's own status, so at rest the feed is one kubectl. Once a Deployment
 says it moves, its Pods and ReplicaSets are watched by its name label (the names of every
 workload in motion in one selector, the feed's whole selector past ``NAMED_AT_MOST``),
-until it and its Pods are at rest again. A workload's snapshot is rebuilt from its own
-objects each time one of them changes, with the same pure rules ``list`` uses
-(``rules.snapshots``): the feed says ``ADDED`` / ``MODIFIED`` / ``DELETED`` only when that
-snapshot differs from the last one it gave, and ``SYNCED`` once every workload it has given
-is as the cluster now shows it (after the first list, and after a broken watch's new list).
+until it and its Pods are at rest again. Snapshots are rebuilt with ``list``'s rules
+(``rules.snapshots``) and given only when they differ from the last one given; ``SYNCED``
+once every watch running has listed (the first time, and after a broken watch's new list).
 Whatever fails before the first line is said by ``list``'s own read, run then: the feed
 fails as ``list`` fails, with the same document.
 
@@ -24,8 +22,7 @@ no word from any watch the feed asks the API server once (``commands.feed_probe`
 Deployment by name, bounded as ``list``'s read). An API server that has answered nothing
 for ``UNREACHABLE`` request timeouts (30 s at the default 10 s) ends the feed with the
 error ``list`` gives: its own read, run then, says how the API server fails (Unavailable,
-Timeout), so the feed ends typed and worded as ``list`` would. A refusal (Forbidden, a bad
-kubeconfig) ends it at once.
+Timeout), so the feed ends typed and worded as ``list`` would. A refusal ends it at once.
 """
 
 from __future__ import annotations
@@ -146,9 +143,6 @@ class _Feed:
             self.restart_at.pop(kind, None)
             self.start(kind)
 
-    def _watching_pods(self) -> bool:
-        return bool(self.covered)
-
     # -- what the watches say -----------------------------------------------------------------
 
     def handle(self, event: Event) -> None:
@@ -246,7 +240,7 @@ class _Feed:
         for kind, at in sorted(self.restart_at.items()):
             if at <= now:
                 del self.restart_at[kind]
-                if kind == "deployments" or self._watching_pods():
+                if kind == "deployments" or self.covered:
                     self.start(kind, first=False)
 
     def probe(self) -> None:
