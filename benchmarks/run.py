@@ -34,7 +34,10 @@ from benchmarks.startup import import_times, startup  # noqa: E402
 from benchmarks.waits import INTRO, measure  # noqa: E402
 
 # Sections written by another script's figures, kept when this one rewrites the page.
-KEPT = ("## `list --watch` against polling `list` every 5 s (issue 32)",)
+KEPT = (
+    "## `list --watch` against polling `list` every 5 s (issue 32)",
+    "## The live feed against polling `list` once a second (issue 42)",
+)
 
 
 def main() -> int:
@@ -139,7 +142,8 @@ def main() -> int:
 
 def kept_sections(page: str) -> str:
     """The sections of the page another script measures (``KEPT``: ``benchmarks/watch.py``
-    takes minutes at 1,000 workloads), carried over as they are, each ending in a blank line."""
+    and ``benchmarks/feed.py`` take minutes at 1,000 workloads), carried over as they are,
+    each ending in a blank line."""
     found = []
     for heading in KEPT:
         start = page.find(f"\n{heading}\n")

@@ -363,8 +363,7 @@ def _watch(args: argparse.Namespace, runner: KubectlRunner) -> Streamed:
     """``list -w`` / ``status -w``: the feed written as it comes, until a signal ends it."""
     import sys
 
-    from ..contract.naming import name_selector, parse_provider_id
-    from ..kubectl import commands
+    from ..contract.naming import parse_provider_id
     from ..operations.live import watch_snapshots
     from .output import lost, stdout
     from .parser import PROG
@@ -372,14 +371,14 @@ def _watch(args: argparse.Namespace, runner: KubectlRunner) -> Streamed:
 
     only = None
     all_namespaces = False
+    node_id = selector = None
     if args.command == "status":
         only = parse_provider_id(args.provider_id)
         namespace: str | None = only.namespace
-        selector = name_selector(only.name)
     else:
         all_namespaces = args.all_namespaces
         namespace = None if all_namespaces else runner.context_namespace()
-        selector = commands.workloads_selector(args.node_id, args.selector)
+        node_id, selector = args.node_id, args.selector
     view = WatchView(
         args.shown_format,
         stdout(),
@@ -388,7 +387,10 @@ def _watch(args: argparse.Namespace, runner: KubectlRunner) -> Streamed:
         order=getattr(args, "sort_key", None),
     )
     try:
-        watch_snapshots(runner, namespace, selector, view, all_namespaces=all_namespaces, only=only)
+        watch_snapshots(
+            runner, namespace, view, node_id=node_id, selector=selector,
+            all_namespaces=all_namespaces, only=only,
+        )  # fmt: skip
     except FeedLost as exc:  # the reader went away: the feed has no one to go to
         return Streamed(lost(exc.cause, 0, f"the feed of {args.command} --watch", PROG))
     raise AssertionError("a watch ends only by raising")  # pragma: no cover

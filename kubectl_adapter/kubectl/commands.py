@@ -8,11 +8,13 @@ connection flags.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from ..contract.naming import (
     FIELD_MANAGER,
     MANAGED_LABEL,
+    NAME_LABEL,
     NODE_ID_LABEL,
     name_selector,
     owner_labels,
@@ -59,14 +61,20 @@ ALL_NAMESPACES = "--all-namespaces"
 
 
 def list_workloads(
-    node_id: str | None, selector: str | None = None, *, all_namespaces: bool = False
+    node_id: str | None,
+    selector: str | None = None,
+    *,
+    all_namespaces: bool = False,
+    kinds: str = "deployments,replicasets,pods",
 ) -> list[str]:
     """Every Manager workload (of one node): ``get deployments,replicasets,pods -l
-    managed=true[,node-id=N][,SELECTOR] [--all-namespaces]``."""
+    managed=true[,node-id=N][,SELECTOR] [--all-namespaces]``. ``kinds``: fewer of them (the
+    live feed's read, whose Deployments its watch lists); managedFields only with the
+    Deployments (drift reads theirs)."""
     scope = [ALL_NAMESPACES] if all_namespaces else []
-    return ["get", "deployments,replicasets,pods", *scope, "-l",
-            workloads_selector(node_id, selector), "-o", "json", SHOW_MANAGED_FIELDS,
-            ANSWERS]  # fmt: skip
+    fields = [SHOW_MANAGED_FIELDS] if "deployments" in kinds else []
+    return ["get", kinds, *scope, "-l", workloads_selector(node_id, selector), "-o", "json",
+            *fields, ANSWERS]  # fmt: skip
 
 
 def named_workload(name: str) -> list[str]:
@@ -319,14 +327,22 @@ def restore(name: str, patch: str) -> list[str]:
     ]
 
 
-def watch_workloads(selector: str, *, all_namespaces: bool = False) -> list[list[str]]:
-    """``list -w`` and ``status -w``: the Deployments, ReplicaSets and Pods ``selector``
-    picks, one ``get --watch`` each (kubectl watches one kind per process): three kubectl
-    processes for any number of workloads, as ``list``'s one read gives a snapshot all
-    three. ``-v=6``: the watch request's line says each list is complete."""
+def watch_kind(kind: str, selector: str, *, all_namespaces: bool = False) -> list[str]:
+    """One of the live feed's watches (``list -w``, ``status -w``): ``kind`` by ``selector``."""
     scope = [ALL_NAMESPACES] if all_namespaces else []
-    return [
-        ["get", kind, *scope, "-l", selector, "--watch", "-o", "json", "--output-watch-events",
-         *([SHOW_MANAGED_FIELDS] if kind == "deployments" else []), WATCH_LOG]
-        for kind in ("deployments", "replicasets", "pods")
-    ]  # fmt: skip
+    return ["get", kind, *scope, "-l", selector, "--watch", "-o", "json", "--output-watch-events",
+            *([SHOW_MANAGED_FIELDS] if kind == "deployments" else []), WATCH_LOG]  # fmt: skip
+
+
+def named_within(selector: str, names: Sequence[str]) -> str:
+    """``selector`` narrowed to the workloads named (their name label, on their ReplicaSets
+    and Pods): the live feed watches only the workloads in motion."""
+    return f"{selector},{NAME_LABEL} in ({','.join(sorted(names))})"
+
+
+def feed_probe(name: str) -> list[str]:
+    """A live feed's look at the API server after a silence (a watch gone quiet cannot tell
+    a quiet cluster from an API server that stopped answering): one Deployment by name, a
+    request the API server answers at once whatever the number of workloads, bounded and
+    typed as ``list``'s read is."""
+    return ["get", "deployment", name, "--ignore-not-found", "-o", "name"]

@@ -352,6 +352,28 @@ class KubectlRunner:
         assert isinstance(error, AdapterError)  # it exited non-zero
         return WatchEnd(None, error)
 
+    def stream_call(
+        self, args: Sequence[str], *, namespace: str | None, seconds: float, first: bool = True
+    ) -> Call:
+        """One watch of the live feed (``feed_streams``), decided as ``watch_together``'s are:
+        no ``--request-timeout`` (it would cut the stream), its process bound ``seconds``."""
+        argv = self.argv(args, namespace=namespace, request_timeout=False)
+        if int(self.config.verbose):
+            _log("%s", watches([argv], Wait(seconds, first), None))
+        call = decide(self.config, argv, args, remaining=self.remaining(), timeout=seconds)
+        return call._replace(pacing=None)
+
+    def stream_failure(
+        self, call: Call, returncode: int | None, stderr: str
+    ) -> AdapterError | None:
+        """The typed error of a feed's watch that exited (None: exit 0), as ``run`` types it."""
+        if returncode:
+            _register_secrets(self.config)
+        if int(self.config.verbose):
+            _log("%s", watched(None, returncode, 0.0, stderr))
+        result = classify(call, Ended(returncode, "", stderr), read_log(stderr))
+        return result if isinstance(result, AdapterError) else None
+
     def _by_hand(self, wait: Wait, namespace: str | None) -> list[str] | None:
         if not wait.by_hand:
             return None

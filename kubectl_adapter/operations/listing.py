@@ -67,7 +67,23 @@ def list_documents(
 
     ``selector``: a person's ``-l``, within Manager's workloads. ``all_namespaces``: every
     namespace the caller may list cluster-wide (an empty answer then needs no namespace)."""
-    args = commands.list_workloads(node_id, selector, all_namespaces=all_namespaces)
+    found = list_objects(runner, namespace, node_id, selector, all_namespaces=all_namespaces)
+    return snapshot_documents(*found)
+
+
+def list_objects(
+    runner: KubectlRunner,
+    namespace: str,
+    node_id: str | None,
+    selector: str | None = None,
+    *,
+    all_namespaces: bool = False,
+    namespace_must_exist: bool = True,
+    kinds: str = "deployments,replicasets,pods",
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """``list``'s one read, its Deployments, ReplicaSets and Pods apart, with ``list``'s
+    errors (the live feed reads ``kinds`` of them so; its verdicts run it whole)."""
+    args = commands.list_workloads(node_id, selector, all_namespaces=all_namespaces, kinds=kinds)
     try:
         data = runner.run_json(args, namespace=namespace, decode=decode_workloads)
     except Forbidden as exc:
@@ -80,6 +96,6 @@ def list_documents(
             {**exc.details, "missing": list(ALL_NAMESPACES_NEEDS), "role": ALL_NAMESPACES_ROLE},
         ) from exc
     items = (data or {}).get("items") or []
-    if not items and not all_namespaces:
+    if not items and not all_namespaces and namespace_must_exist:
         require_namespace(runner, namespace)
-    return snapshot_documents(*split_kinds(items))
+    return split_kinds(items)

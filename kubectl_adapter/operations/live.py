@@ -1,171 +1,305 @@
 """``list --watch`` and ``status --watch``: a live feed of snapshots, one per change.
 
-Three kubectl processes whatever the number of workloads: ``get deployments|replicasets|pods
--l SELECTOR --watch``, run at once (``runner.watch_together``, as every wait runs its
-watches). What they show is kept per object, by uid, and a workload's snapshot is rebuilt
-from its own objects each time one of them changes, with the same pure rules ``list`` uses
-(``rules.snapshots``): the feed says ``ADDED`` / ``MODIFIED`` / ``DELETED`` only when that
-snapshot differs from the last one it gave, and ``SYNCED`` once every workload it has given
-is as the cluster now shows it (after the first list, and after a broken watch's new list).
+One kubectl watches the Deployments; once its first list is complete the ReplicaSets and
+Pods are read once, as ``list`` reads them (``listing.list_objects``: the Deployments are
+listed once, by the watch, so the first sync costs what a ``list`` costs). A workload's Pods
+and ReplicaSets are watched only while it is in motion (``rules.settled``): a settled
+workload (running or offline, nothing rolling out or terminating) leaves that state only
+through its Deployment's own status, so at rest the feed is one kubectl. Once a Deployment
+says it moves, its Pods and ReplicaSets are watched by its name label (the names of every
+workload in motion in one selector, the feed's whole selector past ``NAMED_AT_MOST``),
+until it and its Pods are at rest again. Snapshots are rebuilt with ``list``'s rules
+(``rules.snapshots``) and given only when they differ from the last one given; ``SYNCED``
+once every watch running has listed (the first time, and after a broken watch's new list).
+Whatever fails before the first line is said by ``list``'s own read, run then: the feed
+fails as ``list`` fails, with the same document.
 
-A watch that breaks (the API server closed, reset or expired it, or restarted) is started
-again, all three together: each lists the current state first, which is compared with what
-the feed last gave, so a change made meanwhile is given once and nothing unchanged is
-repeated. Memory holds the objects that exist now and one snapshot per workload: deleted
-objects leave it. Only an API server unreachable for ``UNREACHABLE_SECONDS`` in a row, or a
-refusal (Forbidden, a bad kubeconfig), ends the feed with its error.
+A watch that breaks is started again (at once, then 0.5, 1, 2 s apart while it fails): it
+lists first, and what it lists is compared with what the feed knows, so a change made
+meanwhile is given once and nothing unchanged is repeated. A watch cannot tell a quiet
+cluster from an API server that stopped answering, so after ``QUIET`` request timeouts with
+no word from any watch the feed asks the API server once (``commands.feed_probe``: one
+Deployment by name, bounded as ``list``'s read). An API server that has answered nothing
+for ``UNREACHABLE`` request timeouts (30 s at the default 10 s) ends the feed with the
+error ``list`` gives: its own read, run then, says how the API server fails (Unavailable,
+Timeout), so the feed ends typed and worded as ``list`` would. A refusal ends it at once.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from time import monotonic
-from typing import Any
+from typing import Any, NoReturn
 
-from ..contract.errors import Unavailable
-from ..contract.naming import ProviderId
+from ..contract.errors import AdapterError, Timeout, Unavailable
+from ..contract.naming import NAME_LABEL, ProviderId
 from ..contract.statuses import Status
 from ..kubectl import commands
+from ..kubectl.feed_streams import ENDED, LISTED, Event, FeedStreams
 from ..kubectl.runner import KubectlRunner
-from ..kubectl.transcript import Wait
-from ..rules.snapshots import placeholder_document, snapshot_document
+from ..rules.settled import deployment_at_rest, settled
+from ..rules.snapshots import placeholder_document
+from .feed_checks import check_feed_permissions
+from .feed_objects import DEPLOYMENTS, PODS, REPLICASETS, Objects, uid_of
+from .listing import list_objects
 
-__all__ = ["UNREACHABLE_SECONDS", "Feed", "watch_snapshots"]
+__all__ = ["QUIET", "UNREACHABLE", "Feed", "watch_snapshots"]
 
 Document = dict[str, Any]
+Objects3 = tuple[list[Document], list[Document], list[Document]]
 # (event, snapshot document): "ADDED" | "MODIFIED" | "DELETED", or ("SYNCED", None).
 Feed = Callable[[str, Document | None], None]
 
-DEPLOYMENTS, REPLICASETS, PODS = 0, 1, 2
+KINDS = ("deployments", "replicasets", "pods")
 RESUME_DELAYS = (0.0, 0.5, 1.0, 2.0)
-# An API server restart is over in seconds; a feed that cannot reach it for this long says
-# so (Unavailable) rather than watch nothing silently.
-UNREACHABLE_SECONDS = 30.0
-# One run of the watches lasts at most this long; then they are started again (a relist).
+# In request timeouts (--request-timeout, 10 s by default): silence before the feed asks the
+# API server whether it still answers, and how long it may answer nothing before the feed
+# ends (an API server restart is over in seconds).
+QUIET = 2.0
+UNREACHABLE = 3.0
+# One run of a watch lasts at most this long; then it is started again (a relist).
 RUN_SECONDS = 3600.0
+# Workload names in one selector of the Pods' and ReplicaSets' watches; beyond, they watch
+# the feed's whole selector (a URL stays short; a mass rollout needs every Pod anyway).
+NAMED_AT_MOST = 100
+TRANSIENT = (Unavailable, Timeout)
+# What the probe reads when the feed knows no workload (absent: it answers 404 at once).
+PROBED_NAME = "kubectl-adapter-probe"
 
 
-def _uid(obj: Document) -> str:
-    meta = obj.get("metadata") or {}
-    return str(meta.get("uid") or f"{meta.get('namespace')}/{meta.get('name')}")
+class _Feed:
+    """One feed: its objects, what it gave, which workloads move, its watches' state."""
 
-
-def _owner(obj: Document) -> str | None:
-    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
-        if isinstance(ref, dict) and ref.get("controller") and ref.get("uid"):
-            return str(ref["uid"])
-    return None
-
-
-def _pid(obj: Document) -> str:
-    meta = obj.get("metadata") or {}
-    return f"{meta.get('namespace')}/{meta.get('name')}"
-
-
-class _Objects:
-    """What the three watches have shown, by uid, with the owner links a snapshot needs."""
-
-    def __init__(self) -> None:
-        self.kinds: list[dict[str, Document]] = [{}, {}, {}]
-        # owner uid -> its ReplicaSets' (a Deployment's) or Pods' (a ReplicaSet's) uids:
-        # a snapshot reads its own objects, never the whole namespace's.
-        self.children: list[dict[str, set[str]]] = [{}, {}, {}]
-
-    def seen(self, index: int, kind: str, obj: Document) -> set[str]:
-        """Store one event; the uids of the Deployments whose snapshot it may change."""
-        uid = _uid(obj)
-        old = self.kinds[index].get(uid)
-        children = self.children[index]
-        if old is not None and (owner := _owner(old)) is not None:
-            children.get(owner, set()).discard(uid)
-            if not children.get(owner, True):
-                del children[owner]
-        if kind == "DELETED":
-            self.kinds[index].pop(uid, None)
-        else:
-            self.kinds[index][uid] = obj
-            if (owner := _owner(obj)) is not None:
-                children.setdefault(owner, set()).add(uid)
-        touched: set[str] = set()
-        for version in (old, None if kind == "DELETED" else obj):
-            if version is not None:
-                touched |= self._deployments_of(index, version)
-        return touched
-
-    def _deployments_of(self, index: int, obj: Document) -> set[str]:
-        if index == DEPLOYMENTS:
-            return {_uid(obj)}
-        owner = _owner(obj)
-        if owner is None:
-            return set()
-        if index == REPLICASETS:
-            return {owner}
-        replicaset = self.kinds[REPLICASETS].get(owner)
-        found = _owner(replicaset) if replicaset is not None else None
-        return {found} if found is not None else set()
-
-    def snapshot(self, uid: str) -> Document | None:
-        deployment = self.kinds[DEPLOYMENTS].get(uid)
-        if deployment is None:
-            return None
-        owned = sorted(self.children[REPLICASETS].get(uid, ()))
-        replicasets = [self.kinds[REPLICASETS][rs] for rs in owned]
-        pods = [
-            self.kinds[PODS][pod] for rs in owned for pod in sorted(self.children[PODS].get(rs, ()))
-        ]
-        return snapshot_document(deployment, replicasets, pods)
-
-
-class _Watched:
-    """One run of the three watches (``processes.Watching``); ``given`` outlives it."""
-
-    def __init__(self, given: dict[str, Document], feed: Feed, only: ProviderId | None) -> None:
-        self.given = given  # provider ID -> the snapshot the feed last gave
-        self.feed = feed
+    def __init__(
+        self,
+        runner: KubectlRunner,
+        streams: FeedStreams,
+        feed: Feed,
+        namespace: str | None,
+        selector: str,
+        all_namespaces: bool,
+        only: ProviderId | None,
+        read: Callable[[], object],
+        first_read: Callable[[], Objects3],
+    ) -> None:
+        self.runner, self.streams, self.feed, self.read = runner, streams, feed, read
+        self.first_read = first_read
+        self.namespace, self.selector, self.all_namespaces = namespace, selector, all_namespaces
         self.only = only
-        self.objects = _Objects()
-        self.listed = [False, False, False]
+        self.objects = Objects()
+        self.given: dict[str, Document] = {}  # provider ID -> the snapshot last given
         self.pids: dict[str, str] = {}  # Deployment uid -> provider ID
+        self.moving: set[str] = set()  # Deployment uids whose Pods and ReplicaSets count
+        self.covered: set[str] = set()  # ... that the running Pods/RS watches pick
+        self.listed = {kind: False for kind in KINDS}
+        self.relisted: dict[str, set[str]] = {kind: set() for kind in KINDS}
+        self.owe_sync = True
+        self.synced = False  # the first SYNCED was given: every change is given as it comes
+        self.first = True  # the Deployments' first list is still to come
+        self.judged: dict[str, Document] = {}  # snapshots built to judge the first list
+        self.restart_at: dict[str, float] = {}
+        self.failed: dict[str, int] = {kind: 0 for kind in KINDS}
+        timeout = runner.config.request_timeout
+        self.quiet, self.unreachable = QUIET * timeout, UNREACHABLE * timeout
+        self.alive = monotonic()  # the API server's last word
+        self.probe_at = self.alive + self.quiet
 
-    @property
-    def working(self) -> bool:
-        return all(self.listed)
+    # -- the watches --------------------------------------------------------------------------
 
-    def document(self, index: int, document: Any) -> bool:
-        event = commands.watched_objects(document)
-        if event is None:
-            return False  # ERROR (an expired watch: kubectl ends it, it is started again)
-        kind, objects = event
+    def start(self, kind: str, *, first: bool = True) -> None:
+        selector = self.selector
+        if kind != "deployments":
+            names = {self._name(uid) for uid in self.covered}
+            if "" not in names and len(names) <= NAMED_AT_MOST:
+                selector = commands.named_within(selector, sorted(names))
+        args = commands.watch_kind(kind, selector, all_namespaces=self.all_namespaces)
+        self.streams.start(kind, args, namespace=self.namespace, seconds=RUN_SECONDS, first=first)
+        self.listed[kind] = False
+        self.relisted[kind] = set()
+
+    def _name(self, uid: str) -> str:
+        """The name label its Pods and ReplicaSets carry (their template's), or "" when they
+        carry none (a workload applied before the label existed: then the whole selector)."""
+        deployment = self.objects.kinds[DEPLOYMENTS].get(uid) or {}
+        template = (deployment.get("spec") or {}).get("template") or {}
+        return str(((template.get("metadata") or {}).get("labels") or {}).get(NAME_LABEL) or "")
+
+    def retarget(self) -> None:
+        """Watch the Pods and ReplicaSets of exactly the workloads in motion: none, once
+        every workload is at rest; started again when one starts to move."""
+        self.moving &= set(self.objects.kinds[DEPLOYMENTS])
+        if not self.moving:
+            if self.covered or self.streams.running("pods"):
+                self.covered = set()
+                for kind in ("replicasets", "pods"):
+                    self.streams.stop(kind)
+                    self.restart_at.pop(kind, None)
+                    self.listed[kind] = False
+            return
+        if self.moving <= self.covered:
+            return
+        self.covered = set(self.moving)
+        for kind in ("replicasets", "pods"):
+            self.restart_at.pop(kind, None)
+            self.start(kind)
+
+    # -- what the watches say -----------------------------------------------------------------
+
+    def handle(self, event: Event) -> None:
+        kind, index = event.key, KINDS.index(event.key)
+        if event.what == ENDED:
+            self._ended(kind, event.failure)
+            return
+        self.alive = monotonic()
+        self.failed[kind] = 0
+        if event.what == LISTED:
+            self.listed[kind] = True
+            self._listed(kind, index)
+            return
         touched: set[str] = set()
-        for item in objects:
-            touched |= self.objects.seen(index, kind, item)
-        if self.working:
+        for obj in event.objects:
+            if not self.listed[kind]:
+                self.relisted[kind].add(uid_of(obj))
+            touched |= self.objects.seen(index, event.kind, obj)
+        if not self.synced and self.listed["deployments"]:
+            self.moving |= touched  # changed since the first read: its Pods are read again
+        if self.synced:
             for uid in sorted(touched):
                 self._give(uid)
-        return False
+        for uid in touched:  # built before this event: no longer what the cluster shows
+            self.judged.pop(uid, None)
 
-    def stderr_line(self, index: int, line: str) -> bool:
-        if self.listed[index] or not commands.watch_listed(line):
-            return False
-        self.listed[index] = True
-        if self.working:
+    def _listed(self, kind: str, index: int) -> None:
+        """A watch's list is complete: what it no longer shows went while it was not
+        watching; the first time, the feed is whole once the Pods' watches listed too."""
+        shown = self.relisted[kind]
+        if kind == "deployments":
+            for uid in sorted(set(self.objects.kinds[DEPLOYMENTS]) - shown):
+                self.objects.seen(DEPLOYMENTS, "DELETED", self.objects.kinds[DEPLOYMENTS][uid])
+            if self.first:  # the first list: the Pods' read, and who is at rest
+                self.first = False
+                self._first_judged()
+        else:
+            kept_rs = shown if index == REPLICASETS else set(self.objects.kinds[REPLICASETS])
+            kept_pods = shown if index == PODS else set(self.objects.kinds[PODS])
+            for uid in sorted(self.covered):
+                self.objects.forget_children(uid, kept_rs, kept_pods)
+        self.retarget()
+        if self.owe_sync and self.whole():
             self._sync()
-        return False
+        elif self.synced and kind != "deployments":
+            for uid in sorted(self.covered):
+                self._give(uid)
 
-    def wake_at(self) -> float | None:
-        return None
+    def _first_judged(self) -> None:
+        """The Deployments' watch has listed: now the ReplicaSets and Pods, read once (read
+        after that list, so a Pod changed since is a change of its Deployment the watch
+        gives). A workload is at rest when its Deployment and those Pods say so."""
+        try:
+            _, replicasets, pods = self.first_read()
+        except AdapterError as failure:
+            self.before_first_line(failure)
+        self.alive = monotonic()
+        for index, objects in ((REPLICASETS, replicasets), (PODS, pods)):
+            for obj in objects:
+                self.objects.seen(index, "ADDED", obj)
+        for uid, deployment in self.objects.kinds[DEPLOYMENTS].items():
+            if not deployment_at_rest(deployment):
+                self.moving.add(uid)
+                continue
+            document = self.objects.snapshot(uid)
+            assert document is not None
+            self.judged[uid] = document  # the first SYNCED gives it: built once
+            if not settled(deployment, self.objects.owned_pods(uid), str(document["status"])):
+                self.moving.add(uid)
 
-    def woken(self) -> bool:
-        return False
+    def whole(self) -> bool:
+        """Every watch running has listed (the feed knows the cluster as it is now)."""
+        return (
+            all(self.listed[kind] for kind in KINDS if self.streams.running(kind))
+            and (self.listed["deployments"])
+        )
+
+    def _ended(self, kind: str, failure: AdapterError | None) -> None:
+        """A watch ended: the server closed it, or it failed. Started again after a pause;
+        a refusal, or an API server silent for too long, ends the feed."""
+        if failure is not None and not self.synced:
+            self.before_first_line(failure)
+        if failure is not None and not isinstance(failure, TRANSIENT):
+            raise failure
+        if failure is not None and monotonic() - self.alive >= self.unreachable:
+            self.verdict()
+        self.failed[kind] += 1
+        delay = RESUME_DELAYS[min(self.failed[kind] - 1, len(RESUME_DELAYS) - 1)]
+        self.restart_at[kind] = monotonic() + (delay if failure is not None else 0.0)
+        self.listed[kind] = False
+        self.owe_sync = True
+
+    def restart_due(self) -> None:
+        now = monotonic()
+        for kind, at in sorted(self.restart_at.items()):
+            if at <= now:
+                del self.restart_at[kind]
+                if kind == "deployments" or self.covered:
+                    self.start(kind, first=False)
+
+    def probe(self) -> None:
+        """After a silence: does the API server still answer? (A failure that is not the
+        API server's silence ends the feed; so does a silence past ``unreachable``.)"""
+        now = monotonic()
+        if now < self.probe_at:
+            return
+        if not self.synced:  # no first line yet: list's own read is the look, and says why
+            self.verdict()
+            return
+        namespace, name = self.namespace or "default", PROBED_NAME
+        for deployment in self.objects.kinds[DEPLOYMENTS].values():
+            meta = deployment.get("metadata") or {}
+            namespace, name = str(meta.get("namespace") or namespace), str(meta.get("name"))
+            break
+        try:
+            self.runner.run(commands.feed_probe(name), namespace=namespace)
+        except TRANSIENT:
+            if monotonic() - self.alive >= self.unreachable:
+                self.verdict()
+                return
+            self.probe_at = monotonic() + RESUME_DELAYS[-1]
+            return
+        except AdapterError:
+            pass  # refused, not found: it answered (a watch meets a lasting refusal itself)
+        self.alive = monotonic()
+        self.probe_at = self.alive + self.quiet
+
+    def before_first_line(self, failure: AdapterError) -> NoReturn:
+        """A failure before the first line: ``list``'s own read says it as ``list`` would
+        (the same document); should that read pass, the failure stands."""
+        self.read()
+        raise failure
+
+    def verdict(self) -> None:
+        """The API server has said nothing for too long: ``list``'s own read says how it
+        fails, so the feed ends with the error ``list`` gives now (type, message and all).
+        Should it answer after all, the feed goes on."""
+        self.read()
+        self.alive = monotonic()
+        self.probe_at = self.alive + self.quiet
+
+    def wake_in(self) -> float:
+        now = monotonic()
+        self.probe_at = max(self.probe_at, self.alive + self.quiet)
+        return max(0.0, min([self.probe_at, *self.restart_at.values()]) - now)
+
+    # -- what the feed says -------------------------------------------------------------------
 
     def _give(self, uid: str) -> None:
-        document = self.objects.snapshot(uid)
+        document = self.judged.pop(uid, None) or self.objects.snapshot(uid)
         if document is None:
+            self.moving.discard(uid)
             pid = self.pids.pop(uid, None)
             if pid is not None:
                 self._gone(pid)
             return
+        self._judge(uid, str(document["status"]))
         pid = str(document["providerId"])
         self.pids[uid] = pid
         before = self.given.get(pid)
@@ -174,6 +308,18 @@ class _Watched:
         self.given[pid] = document
         self.feed("ADDED" if before is None or before["status"] == "missing" else "MODIFIED",
                   document)  # fmt: skip
+
+    def _judge(self, uid: str, status: str) -> None:
+        """In motion or at rest: the Deployment alone says it moves; it is at rest again only
+        when its Pods, watched and listed, agree."""
+        deployment = self.objects.kinds[DEPLOYMENTS][uid]
+        if uid not in self.moving:
+            if not deployment_at_rest(deployment) or status not in ("running", "offline"):
+                self.moving.add(uid)
+            return
+        listed = self.listed["replicasets"] and self.listed["pods"] and uid in self.covered
+        if listed and settled(deployment, self.objects.owned_pods(uid), status):
+            self.moving.discard(uid)
 
     def _gone(self, pid: str) -> None:
         before = self.given.get(pid)
@@ -191,8 +337,10 @@ class _Watched:
 
     def _sync(self) -> None:
         """Every watch has listed: what the cluster shows now, against what was given."""
-        for uid in sorted(self.objects.kinds[DEPLOYMENTS]):
-            self._give(uid)
+        self.owe_sync, self.synced = False, True
+        for uid in sorted(set(self.objects.kinds[DEPLOYMENTS]) | set(self.pids)):
+            self._give(uid)  # one gone while unwatched: DELETED
+        self.judged.clear()
         shown = set(self.pids.values())
         for pid in sorted(set(self.given) - shown):
             self._gone(pid)
@@ -206,36 +354,44 @@ class _Watched:
 def watch_snapshots(
     runner: KubectlRunner,
     namespace: str | None,
-    selector: str,
     feed: Feed,
     *,
+    node_id: str | None = None,
+    selector: str | None = None,
     all_namespaces: bool = False,
     only: ProviderId | None = None,
 ) -> None:
-    """Feed every change of the workloads ``selector`` picks until interrupted (a signal),
-    a refusal, or an API server unreachable for ``UNREACHABLE_SECONDS``: those raise.
-    ``only``: ``status -w`` of one workload, given as missing while it does not exist."""
-    watches = commands.watch_workloads(selector, all_namespaces=all_namespaces)
-    given: dict[str, Document] = {}
-    first = True
-    failed_in_a_row = 0
-    unreachable_since: float | None = None
-    while True:
-        watched = _Watched(given, feed, only)
-        end = runner.watch_together(
-            watches, watched, namespace=namespace, seconds=RUN_SECONDS, wait=Wait(0, first)
-        )
-        first = False
-        failure = end.failure
-        if failure is not None and not isinstance(failure, Unavailable):
-            raise failure  # refused, misconfigured: starting again cannot help
-        now = monotonic()
-        if watched.working:  # it got through: a watch ended, not the API server
-            failed_in_a_row, unreachable_since = 0, None
-        else:
-            failed_in_a_row += 1
-            if unreachable_since is None:
-                unreachable_since = now
-            elif failure is not None and now - unreachable_since >= UNREACHABLE_SECONDS:
-                raise failure
-        time.sleep(RESUME_DELAYS[min(failed_in_a_row, len(RESUME_DELAYS) - 1)])
+    """Feed every change of the workloads ``node_id`` and ``selector`` pick (``list -w``),
+    or of ``only`` (``status -w``: given as missing while it does not exist), until
+    interrupted (a signal), a refusal, or an API server silent for ``UNREACHABLE`` request
+    timeouts: those raise, with ``list``'s error before the first line."""
+    if only is not None:
+        node_id, selector = None, f"{NAME_LABEL}={only.name}"
+    whole = commands.workloads_selector(node_id, selector)
+    streams = FeedStreams(runner)
+
+    def read(kinds: str = "deployments,replicasets,pods") -> Objects3:
+        return list_objects(
+            runner, namespace or "", node_id, selector, all_namespaces=all_namespaces,
+            namespace_must_exist=only is None, kinds=kinds,
+        )  # fmt: skip
+
+    try:
+        state = _Feed(
+            runner, streams, feed, namespace, whole, all_namespaces, only, read,
+            lambda: read("replicasets,pods"),
+        )  # fmt: skip
+        state.start("deployments")
+        try:  # while the Deployments' watch lists
+            check_feed_permissions(runner, namespace, "status --watch" if only else "list --watch")
+        except AdapterError as failure:
+            state.before_first_line(failure)
+        while True:
+            for event in streams.events(state.wake_in()):
+                if streams.current(event):
+                    state.handle(event)
+            state.retarget()
+            state.restart_due()
+            state.probe()
+    finally:
+        streams.close()

@@ -1,6 +1,7 @@
-"""``list -w`` and ``status -w`` (issue 32): a row per change on a real pseudo-terminal, a
-JSON line per change on a pipe, three kubectl processes whatever the number of workloads, a
-broken watch resumed, and SIGINT/SIGTERM ending it with 130/143 and no kubectl left."""
+"""``list -w`` and ``status -w`` (issues 32, 42): a row per change on a real pseudo-terminal,
+a JSON line per change on a pipe, one kubectl while every workload is at rest (three while
+one moves), a broken watch resumed, and SIGINT/SIGTERM ending it with 130/143 and no kubectl
+left."""
 
 from __future__ import annotations
 
@@ -97,6 +98,13 @@ class Watch:
                 found.append(int(entry))
         return found
 
+    def await_kubectls(self, count: int, what: str) -> None:
+        """Its watching kubectls come to ``count`` (each change is awaited, not slept on)."""
+        deadline = time.monotonic() + BOUND
+        while len(self.kubectls()) != count:
+            assert time.monotonic() < deadline, f"{self.kubectls()} kubectls {what}"
+            time.sleep(0.05)
+
     def stop(self, signum: int) -> int:
         self.proc.send_signal(signum)
         code = self.proc.wait(timeout=BOUND)
@@ -127,7 +135,7 @@ def test_list_watch_on_a_terminal_prints_a_row_when_a_workload_changes(cluster: 
         watch.until(lambda line: (_row(line, pid) or [""])[1:2] == ["offline"], "offline")
         cluster.kubectl("set", "image", f"deployment/{name}", "main=nginx:1.27")
         watch.until(lambda line: "image" in (_row(line, pid) or [])[4:5], "drifted: image")
-        assert len(watch.kubectls()) == 3, watch.kubectls()
+        watch.await_kubectls(1, "at rest: offline, its new image with no Pod to roll")
     finally:
         code = watch.stop(signal.SIGINT)
     assert code == 130, watch.seen
@@ -153,7 +161,8 @@ def test_list_watch_on_a_pipe_is_one_json_line_per_change_and_resumes(cluster: C
             first.append(event)
         assert [e["snapshot"]["name"] for e in first] == sorted(n for n, _ in names)
         assert {e["type"] for e in first} == {"ADDED"}
-        assert len(watch.kubectls()) == 3  # one per kind, for any number of workloads
+        # at rest: the Deployments' watch alone, for any number of workloads (issue 42)
+        watch.await_kubectls(1, "at rest after the first list")
 
         def changed(name: str, status: str) -> Callable[[str], bool]:
             def wanted(line: str) -> bool:
@@ -175,7 +184,7 @@ def test_list_watch_on_a_pipe_is_one_json_line_per_change_and_resumes(cluster: C
         cluster.kubectl("delete", "deployment", gone, "--wait=false")
         line = watch.until(changed(gone, "missing"), "missing once deleted")
         assert json.loads(line)["type"] == "DELETED"
-        assert len(watch.kubectls()) == 3
+        watch.await_kubectls(1, "at rest again once every change is over")
     finally:
         code = watch.stop(signal.SIGTERM)
     assert code == 143, watch.seen

@@ -1,104 +1,187 @@
-"""``list -w``'s feed (``operations.live``): a snapshot per workload whose objects changed,
-only when it differs from the last one given; a resumed watch gives what changed meanwhile
-and nothing else. Driven with kubectl's own watch events, no process."""
+"""``list -w``'s feed (``operations.live``): the first read and the Deployments' watch make the
+first list; a workload's Pods and ReplicaSets are watched only while it moves; a snapshot per
+workload whose objects changed, only when it differs from the last one given; a resumed watch
+gives what changed meanwhile and nothing else. Driven with the events ``FeedStreams`` gives,
+through a stand-in for it (the seam the feed runs its watches through), no process."""
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 from kubectl_adapter.contract.naming import ProviderId
-from kubectl_adapter.operations.live import DEPLOYMENTS, PODS, REPLICASETS, _Watched
+from kubectl_adapter.kubectl.feed_streams import ENDED, LISTED, OBJECTS, Event, FeedStreams
+from kubectl_adapter.kubectl.runner import KubectlRunner
+from kubectl_adapter.operations.feed_objects import PODS, REPLICASETS, uid_of
+from kubectl_adapter.operations.live import _Feed
 from kubectl_adapter.rules.snapshots import snapshot_documents, split_kinds
 from tests.k8s_objects import deployment, pod, replicaset
 
-LISTED = "I1202 round_trippers.go:553] GET https://h/apis/apps/v1/namespaces/testns/deployments?labelSelector=x&watch=true 200 OK in 3 milliseconds"  # noqa: E501
+Document = dict[str, Any]
+NAME = "org.mieweb.opensource-server.name"
 
 
 class Feed:
     def __init__(self) -> None:
         self.events: list[tuple[str, str | None, str | None]] = []
 
-    def __call__(self, event: str, document: dict[str, Any] | None) -> None:
+    def __call__(self, event: str, document: Document | None) -> None:
         doc = document or {}
         self.events.append((event, doc.get("providerId"), doc.get("status")))
 
 
-def _workload(name: str, uid: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+class Streams:
+    """Stands in for ``FeedStreams``: which watches run, by which selector."""
+
+    def __init__(self) -> None:
+        self.selectors: dict[str, str] = {}
+        self.starts: list[str] = []
+
+    def running(self, key: str) -> bool:
+        return key in self.selectors
+
+    def start(self, key: str, args: list[str], **_: Any) -> None:
+        self.selectors[key] = args[args.index("-l") + 1]
+        self.starts.append(key)
+
+    def stop(self, key: str) -> None:
+        self.selectors.pop(key, None)
+
+
+def _workload(name: str, uid: str) -> tuple[Document, Document, Document]:
     d = deployment(name, container_id=name, uid=uid)
+    d["metadata"]["resourceVersion"] = "1"
+    d["status"].update(replicas=1, readyReplicas=1, updatedReplicas=1)
     rs = replicaset(d, f"{uid}hash0000", 1)
     return d, rs, pod(rs, "aaaaa", ip="10.244.0.9")
 
 
-def _list(watched: _Watched, objects: list[dict[str, Any]]) -> None:
-    for index, kind in ((DEPLOYMENTS, "Deployment"), (REPLICASETS, "ReplicaSet"), (PODS, "Pod")):
-        for obj in objects:
-            if obj["kind"] == kind:
-                watched.document(index, {"type": "ADDED", "object": obj})
-        watched.stderr_line(index, LISTED)
+def _feed(only: ProviderId | None = None) -> tuple[_Feed, Feed, Streams]:
+    feed, streams = Feed(), Streams()
+    runner = cast(KubectlRunner, SimpleNamespace(config=SimpleNamespace(request_timeout=10.0)))
+    state = _Feed(
+        runner, cast(FeedStreams, streams), feed, "testns", "sel", False, only,
+        lambda: None, lambda: ([], [], []),
+    )  # fmt: skip
+    state.start("deployments")
+    return state, feed, streams
 
 
-def test_the_first_list_is_given_once_complete_then_each_change() -> None:
-    feed, given = Feed(), {}
-    watched = _Watched(given, feed, None)
+def _first(state: _Feed, objects: list[Document], watched: list[Document] | None = None) -> None:
+    """The Deployments' watch lists ``watched`` (those of ``objects`` unless given), then
+    the first read gives the ReplicaSets and Pods of ``objects``."""
+    deployments, replicasets, pods = split_kinds(objects)
+    state.first_read = lambda: ([], replicasets, pods)
+    listed = deployments if watched is None else watched
+    state.handle(Event("deployments", 1, OBJECTS, "ADDED", tuple(listed)))
+    state.handle(Event("deployments", 1, LISTED))
+    state.retarget()
+
+
+def _say(state: _Feed, key: str, kind: str, *objects: Document) -> None:
+    state.handle(Event(key, 1, OBJECTS, kind, objects))
+    state.retarget()
+
+
+def test_at_rest_the_first_list_is_list_s_and_only_deployments_are_watched() -> None:
+    state, feed, streams = _feed()
     one, two = _workload("web-1", "u1"), _workload("web-2", "u2")
-    watched.document(DEPLOYMENTS, {"type": "ADDED", "object": one[0]})
-    assert feed.events == []  # nothing before every watch has listed
-    _list(watched, [*one, *two])
+    _first(state, [*one, *two])
     assert feed.events == [
         ("ADDED", "testns/web-1", "running"),
         ("ADDED", "testns/web-2", "running"),
         ("SYNCED", None, None),
     ]
-    # the same snapshot as list's one read of the same objects
-    assert given["testns/web-1"] == snapshot_documents(*split_kinds(list(one)))[0]
+    assert state.given["testns/web-1"] == snapshot_documents(*split_kinds(list(one)))[0]
+    assert streams.selectors == {"deployments": "sel"}  # one kubectl at rest
+
+
+def test_a_workload_that_moves_has_its_pods_watched_until_it_rests_again() -> None:
+    state, feed, streams = _feed()
+    one, two = _workload("web-1", "u1"), _workload("web-2", "u2")
+    _first(state, [*one, *two])
     feed.events.clear()
-    unchanged = copy.deepcopy(one[2])
-    unchanged["metadata"]["resourceVersion"] = "999"
-    watched.document(PODS, {"type": "MODIFIED", "object": unchanged})
-    assert feed.events == []  # a change no snapshot field shows
     stopped = copy.deepcopy(one[0])
-    stopped["spec"]["replicas"] = 0
-    watched.document(DEPLOYMENTS, {"type": "MODIFIED", "object": stopped})
-    watched.document(PODS, {"type": "DELETED", "object": one[2]})
-    assert [e[0] for e in feed.events] == ["MODIFIED"] * len(feed.events)
-    assert feed.events[-1][2] == "offline"
-    feed.events.clear()
-    watched.document(DEPLOYMENTS, {"type": "DELETED", "object": two[0]})
-    assert feed.events == [("DELETED", "testns/web-2", "missing")]
-    assert "testns/web-2" not in given  # bounded: a deleted workload leaves the feed's memory
-    assert len(watched.objects.kinds[DEPLOYMENTS]) == 1
+    stopped["spec"]["replicas"], stopped["metadata"]["generation"] = 0, 2
+    _say(state, "deployments", "MODIFIED", stopped)
+    # given at once, from what the feed knows (its Pod), as the three watches gave it
+    assert feed.events == [("MODIFIED", "testns/web-1", "offline")]
+    assert streams.selectors["pods"] == f"sel,{NAME} in (web-1)"
+    assert streams.selectors["replicasets"] == f"sel,{NAME} in (web-1)"
+    terminating = copy.deepcopy(one[2])
+    terminating["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+    for key, obj in (("replicasets", one[1]), ("pods", terminating)):
+        _say(state, key, "ADDED", obj)
+        state.handle(Event(key, 1, LISTED))
+        state.retarget()
+    rested = copy.deepcopy(stopped)
+    rested["status"] = {"observedGeneration": 2}
+    _say(state, "deployments", "MODIFIED", rested)
+    assert "pods" in streams.selectors  # its Pod still terminates
+    _say(state, "pods", "DELETED", terminating)
+    assert feed.events[-1] == ("MODIFIED", "testns/web-1", "offline")
+    assert state.given["testns/web-1"]["message"] == "stopped (replicas 0)"
+    assert streams.selectors == {"deployments": "sel"}  # at rest again: one kubectl
 
 
-def test_a_resumed_watch_gives_only_what_changed_meanwhile() -> None:
-    feed, given = Feed(), {}
+def test_a_workload_the_first_read_finds_in_motion_is_watched_with_its_pods() -> None:
+    state, feed, streams = _feed()
+    one, two = _workload("web-1", "u1"), _workload("web-2", "u2")
+    starting = pod(one[1], "aaaaa", ready=False, phase="Pending", ip=None)
+    _first(state, [one[0], one[1], starting, *two])
+    assert feed.events == []  # not whole until its Pods' watch listed
+    assert streams.selectors["pods"] == f"sel,{NAME} in (web-1)"
+    for key, obj in (("replicasets", one[1]), ("pods", one[2])):
+        _say(state, key, "ADDED", obj)
+        state.handle(Event(key, 1, LISTED))
+    assert feed.events[-1] == ("SYNCED", None, None)
+    assert state.given["testns/web-1"]["podIp"] == "10.244.0.9"  # the Pod the watch listed
+    state.retarget()
+    assert streams.selectors == {"deployments": "sel"}
+
+
+def test_a_pods_watch_listed_again_forgets_the_pods_gone_meanwhile() -> None:
+    state, _, _ = _feed()
+    one = _workload("web-1", "u1")
+    _first(state, list(one))
+    crashed = copy.deepcopy(one[0])
+    crashed["status"].update(readyReplicas=0, availableReplicas=0, unavailableReplicas=1)
+    _say(state, "deployments", "MODIFIED", crashed)
+    replacement = pod(one[1], "bbbbb", ready=False, phase="Pending", ip=None)
+    _say(state, "replicasets", "ADDED", one[1])
+    state.handle(Event("replicasets", 1, LISTED))
+    _say(state, "pods", "ADDED", replacement)  # the first Pod was deleted while unwatched
+    state.handle(Event("pods", 1, LISTED))
+    assert set(state.objects.kinds[PODS]) == {uid_of(replacement)}
+    assert state.given["testns/web-1"]["podIp"] is None
+
+
+def test_a_resumed_deployments_watch_gives_only_what_changed_meanwhile() -> None:
+    state, feed, streams = _feed()
     one, two, three = _workload("web-1", "u1"), _workload("web-2", "u2"), _workload("web-3", "u3")
-    _list(_Watched(given, feed, None), [*one, *two, *three])
+    _first(state, [*one, *two, *three])
     feed.events.clear()
-    stopped = copy.deepcopy(two[0])
-    stopped["spec"]["replicas"] = 0
-    _list(_Watched(given, feed, None), [*one, stopped, two[1]])  # web-3 deleted meanwhile
-    assert feed.events == [
-        ("MODIFIED", "testns/web-2", "offline"),
-        ("DELETED", "testns/web-3", "missing"),
-        ("SYNCED", None, None),
-    ]
+    state.handle(Event("deployments", 1, ENDED))  # the server closed it
+    state.restart_due()
+    assert streams.starts.count("deployments") == 2
+    relabeled = copy.deepcopy(two[0])
+    relabeled["metadata"]["labels"]["team"] = "ops"  # no snapshot field: not given
+    _say(state, "deployments", "ADDED", one[0], relabeled)  # web-3 deleted meanwhile
+    state.handle(Event("deployments", 1, LISTED))
+    assert feed.events == [("DELETED", "testns/web-3", "missing"), ("SYNCED", None, None)]
+    assert set(state.objects.kinds[REPLICASETS]) == {uid_of(one[1]), uid_of(two[1])}
 
 
 def test_status_watch_gives_a_missing_workload_as_missing() -> None:
-    feed: Feed = Feed()
-    _list(_Watched({}, feed, ProviderId("testns", "web-9")), [])
+    state, feed, _ = _feed(ProviderId("testns", "web-9"))
+    _first(state, [])
     assert feed.events == [("ADDED", "testns/web-9", "missing"), ("SYNCED", None, None)]
 
 
-def test_a_paged_list_is_read_item_by_item() -> None:
-    feed: Feed = Feed()
-    watched = _Watched({}, feed, None)
-    one = _workload("web-1", "u1")
-    page = {"kind": "List", "metadata": {}, "items": [one[0]]}
-    watched.document(DEPLOYMENTS, {"type": "ADDED", "object": page})
-    watched.stderr_line(DEPLOYMENTS, LISTED)
-    for index, obj in ((REPLICASETS, one[1]), (PODS, one[2])):
-        watched.document(index, {"type": "ADDED", "object": obj})
-        watched.stderr_line(index, LISTED)
-    assert feed.events[0] == ("ADDED", "testns/web-1", "running")
+def test_a_workload_whose_pods_carry_no_name_label_has_them_watched_by_the_whole_selector() -> None:
+    state, _, streams = _feed()
+    legacy = deployment("web-0", container_id="web-0", uid="u0", legacy=True)
+    legacy["metadata"]["resourceVersion"] = "1"
+    _first(state, [legacy])  # no Pod yet: it moves
+    assert streams.selectors["pods"] == "sel"  # its Pods would not match a name
