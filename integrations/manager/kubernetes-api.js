@@ -287,16 +287,21 @@ class KubernetesApi {
 
   /**
    * Manager's status source: every Deployment of this node. Entries look like Proxmox's (vmid,
-   * name, type, status, node) plus managerStatus and `source`: `'feed'` from the node's synced
-   * feed (no process started), else `'list'`, one adapter call (one kubectl call).
+   * name, type, status, node) plus managerStatus and `source`, which the array also carries
+   * (an empty answer has a source too): `'feed'` from the node's synced feed (no process
+   * started), else `'list'`, one adapter call (one kubectl call).
    */
   async clusterResources(type = null) {
     if (type && type !== 'lxc' && type !== 'vm') return [];
     const feed = this.feeds.ensure(this);
     const entries = feed && feed.entries();
-    if (entries) return entries.map((entry) => ({ ...spec.toClusterResource(entry, this.node.name), source: 'feed' }));
+    const answer = (snapshots, source) => Object.assign(
+      snapshots.map((snapshot) => ({ ...spec.toClusterResource(snapshot, this.node.name), source })),
+      { source },
+    );
+    if (entries) return answer(entries, 'feed');
     const { items } = await this.cli.run(['list']);
-    return items.map((snapshot) => ({ ...spec.toClusterResource(snapshot, this.node.name), source: 'list' }));
+    return answer(items, 'list');
   }
 
   /**

@@ -4,27 +4,30 @@
  * A stand-in `kubectl-adapter` for the node feed's tests (lib/feed.js): a process that prints
  * the feed's lines (docs/cli.md, "Watching") as a test tells it to.
  *
- * Every start appends its argv (one JSON line) to $FAKE_FEED_LOG. `list -w` connects to the
- * test's unix socket $FAKE_FEED_CONTROL, says `{"hello": pid, "argv": [...]}`, and then obeys
+ * Run as `fake-feed-adapter.js DIR ARGS...` (DIR/kubectl-adapter, written by fake-feed-control.js,
+ * does that: a file, not the environment, which jest sandboxes from child processes). Every
+ * start appends its argv (one JSON line) to DIR/starts.log. `list -w` connects to the test's
+ * unix socket DIR/control.sock, says `{"hello": pid, "argv": [...]}`, and then obeys
  * one JSON request per line:
  *   {"line": {...}}           print it as one feed line (an event, or an error document)
  *   {"stderr": "text"}        write a line on stderr (e.g. "# a watch broke off: watching again")
  *   {"exit": code}            end with that exit code
  * With `--exit-with-parent` it ends (exit 143, as the adapter on SIGTERM) once its stdin closes,
- * and it ends the same way on SIGTERM. A plain `list` answers $FAKE_FEED_LIST's document (a
- * JSON file, `{"items": [...]}`), `status P` the item of that provider ID (else `missing`).
+ * and it ends the same way on SIGTERM. A plain `list` answers DIR/list.json (`{"items": [...]}`),
+ * `status P` the item of that provider ID (else `missing`).
  */
 
 const fs = require('node:fs');
 const net = require('node:net');
+const path = require('node:path');
 const readline = require('node:readline');
 
-const argv = process.argv.slice(2);
-if (process.env.FAKE_FEED_LOG) fs.appendFileSync(process.env.FAKE_FEED_LOG, `${JSON.stringify({ pid: process.pid, argv })}\n`);
+const [dir, ...argv] = process.argv.slice(2);
+fs.appendFileSync(path.join(dir, 'starts.log'), `${JSON.stringify({ pid: process.pid, argv })}\n`);
 
 const watching = argv.includes('-w');
 if (!watching) {
-  const doc = process.env.FAKE_FEED_LIST ? JSON.parse(fs.readFileSync(process.env.FAKE_FEED_LIST, 'utf8')) : { items: [] };
+  const doc = JSON.parse(fs.readFileSync(path.join(dir, 'list.json'), 'utf8'));
   const at = argv.indexOf('status');
   if (at >= 0) {
     const providerId = argv[at + 1];
@@ -47,7 +50,7 @@ if (argv.includes('--exit-with-parent')) {
   process.stdin.on('error', () => process.exit(143));
 }
 
-const socket = net.createConnection(process.env.FAKE_FEED_CONTROL, () => {
+const socket = net.createConnection(path.join(dir, 'control.sock'), () => {
   socket.write(`${JSON.stringify({ hello: process.pid, argv })}\n`);
 });
 socket.on('error', () => process.exit(1));

@@ -1,7 +1,8 @@
 'use strict';
 /**
  * The test's side of fake-feed-adapter.js: a unix socket each fake `list -w` connects to, the
- * log of every fake adapter started, and the `list` document a plain `list` answers.
+ * log of every fake adapter started, the `list` document a plain `list` answers, and
+ * `fakes.command`, an executable file that runs the fake (for KUBECTL_ADAPTER or `command`).
  *
  *   const fakes = new FakeFeeds();            // await fakes.listen()
  *   const api = new KubernetesApi(node, { command: fakes.command, feeds });
@@ -75,12 +76,12 @@ class FakeFeeds {
     this.setList([]);
     this.connected = [];
     this.waiters = [];
-    this.env = { FAKE_FEED_CONTROL: this.socketPath, FAKE_FEED_LOG: this.log, FAKE_FEED_LIST: this.listFile };
-    this.command = [process.execPath, SCRIPT];
+    this.command = path.join(this.dir, 'kubectl-adapter');
+    const quote = (word) => `'${word.replace(/'/g, "'\\''")}'`;
+    fs.writeFileSync(this.command, `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(SCRIPT)} ${quote(this.dir)} "$@"\n`, { mode: 0o755 });
   }
 
   listen() {
-    Object.assign(process.env, this.env); // the fakes inherit the client's environment
     this.server = net.createServer((socket) => {
       const lines = readline.createInterface({ input: socket });
       let proc = null;
