@@ -295,9 +295,10 @@ class KubernetesApi {
     if (type && type !== 'lxc' && type !== 'vm') return [];
     const feed = this.feeds.ensure(this);
     const entries = feed && feed.entries();
-    const answer = (snapshots, source) => Object.assign(
+    // The array's `source` is not enumerable: the entries are what a caller compares.
+    const answer = (snapshots, source) => Object.defineProperty(
       snapshots.map((snapshot) => ({ ...spec.toClusterResource(snapshot, this.node.name), source })),
-      { source },
+      'source', { value: source },
     );
     if (entries) return answer(entries, 'feed');
     const { items } = await this.cli.run(['list']);

@@ -79,7 +79,8 @@ test('synced: reads come from the feed and start no process; before SYNCED they 
   const other = await api.liveStatus('apps/other');
   assert.deepEqual([other.status, other.source], ['missing', 'feed']);
   await proc.line({ type: 'DELETED', snapshot: snapshot('apps/web', 'missing') });
-  assert.deepEqual(await api.clusterResources('lxc'), []);
+  const none = await api.clusterResources('lxc');
+  assert.deepEqual([none.length, none.source], [0, 'feed']);
   await feeds.stopAll();
   await proc.closed;
   assert.equal(proc.alive(), false);
