@@ -25,7 +25,8 @@ per request line on stdin until stdin closes:
     {"op": "scale", "namespace": "ns", "name": "w-0001", "replicas": 0}
                                      a change made in the API server (as kubectl scale would)
 
-``--node-cpu``/``--node-memory`` size the one fake node (default 4 CPUs, 8Gi).
+``--node-cpu``/``--node-memory`` size the one fake node (default 4 CPUs, 8Gi);
+``--pod-ready-delay`` is how long a new Pod takes to be Ready (default 0.2 s).
 """
 
 from __future__ import annotations
@@ -145,12 +146,13 @@ def main() -> int:
     parser.add_argument("--namespace", action="append", default=[])
     parser.add_argument("--node-cpu", default="4")
     parser.add_argument("--node-memory", default="8Gi")
+    parser.add_argument("--pod-ready-delay", type=float, default=0.2)
     args = parser.parse_args()
     namespaces = ("default", *args.namespace)
     with FakeCluster(
         args.dir,
         namespaces=namespaces,
-        pod_ready_delay=0.2,
+        pod_ready_delay=args.pod_ready_delay,
         termination_delay=0.1,
         node_cpu=args.node_cpu,
         node_memory=args.node_memory,
