@@ -297,6 +297,7 @@ class FeedRegistry extends EventEmitter {
     this.options = { ...options };
     this.enabled = false;
     this.feeds = new Map();
+    this.deleted = new Set(); // node IDs deleted: a read still in flight must not start a feed
   }
 
   enable(options = {}) {
@@ -312,6 +313,7 @@ class FeedRegistry extends EventEmitter {
   ensure(api) {
     if (!this.enabled) return null;
     const id = String(api.node.id);
+    if (this.deleted.has(id)) return null;
     const { executable, argv } = api.feedArgv();
     const key = JSON.stringify([executable, argv]);
     const existing = this.feeds.get(id);
@@ -330,8 +332,12 @@ class FeedRegistry extends EventEmitter {
     return this.feeds.get(String(nodeId)) || null;
   }
 
-  /** The node is gone (deleted, or no longer a Kubernetes node): end its feed. */
-  remove(nodeId) {
+  /**
+   * The node is gone, or no longer a Kubernetes node: end its feed. `{ deleted: true }`: the
+   * node was deleted, and a read of it still in flight starts none again.
+   */
+  remove(nodeId, { deleted = false } = {}) {
+    if (deleted) this.deleted.add(String(nodeId));
     const feed = this.feeds.get(String(nodeId));
     if (!feed) return Promise.resolve();
     this.feeds.delete(String(nodeId));

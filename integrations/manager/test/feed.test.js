@@ -202,10 +202,11 @@ test('node deleted: its feed ends and its adapter is gone; other nodes keep thei
   const mine = await fakes.next();
   feeds.ensure(new KubernetesApi({ ...NODE, id: 8, name: 'k8s-2' }, { command: fakes.command, feeds }));
   const theirs = await fakes.next();
-  await feeds.remove(7);
+  await feeds.remove(7, { deleted: true });
   await mine.closed;
   assert.equal(mine.alive(), false);
   assert.equal(feeds.get(7), null);
+  assert.equal(feeds.ensure(api), null, 'a read still in flight for the deleted node starts no feed');
   assert.equal(theirs.alive(), true);
   await feeds.stopAll();
   assert.equal(theirs.alive(), false);

@@ -63,7 +63,7 @@ async function nodeSaved(node) {
 
 /** A node was deleted: its feed ends; resolves once its adapter has exited. */
 function nodeDeleted(nodeId) {
-  return feeds.remove(nodeId);
+  return feeds.remove(nodeId, { deleted: true });
 }
 
 /** The node's feed for the nodes JSON: `{state, workloads, restarts, error}`, or null. */
