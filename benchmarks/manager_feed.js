@@ -174,7 +174,8 @@ async function main() {
   const { FakeCluster } = require(path.join(MANAGER, 'testing', 'cluster.js'));
   const rows = [];
   for (const n of options.workloads) {
-    const cluster = new FakeCluster(NS);
+    // A node large enough for every Pod to be scheduled (1,000 x 10m CPU, 16Mi).
+    const cluster = new FakeCluster(NS, { cpu: '100', memory: '1Ti' });
     await cluster.start();
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'manager-feed-bench-'));
     try {
