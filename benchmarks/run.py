@@ -37,6 +37,7 @@ from benchmarks.waits import INTRO, measure  # noqa: E402
 KEPT = (
     "## `list --watch` against polling `list` every 5 s (issue 32)",
     "## The live feed against polling `list` once a second (issue 42)",
+    "## Manager's status reads: the node feed against polling (issue 42)",
 )
 
 

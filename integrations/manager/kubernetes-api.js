@@ -14,6 +14,7 @@
 
 const { AdapterCli } = require('./lib/adapter-cli');
 const errors = require('./lib/errors');
+const { feeds: defaultFeeds, compact } = require('./lib/feed');
 const spec = require('./lib/spec');
 
 const { invalidInput } = errors;
@@ -76,6 +77,8 @@ class KubernetesApi {
    * @param {string[]} [options.extraArgs] more global flags, e.g. ['--timeout', '120']
    * @param {number} [options.processTimeoutMs] last-resort bound on one adapter process
    * @param {number} [options.killGraceMs] how long a SIGTERMed adapter gets before SIGKILL
+   * @param {object} [options.feeds] the FeedRegistry answering reads (lib/feed.js); default the
+   *   process's one, which answers nothing until Manager's server enables it
    */
   constructor(node = {}, options = {}) {
     if (node.id === undefined || node.id === null) throw invalidInput('KubernetesApi requires node.id', { field: 'id' });
@@ -88,6 +91,9 @@ class KubernetesApi {
     const globalArgs = ['-n', namespace, '--node-id', this.nodeId];
     if (node.kubeconfigPath) globalArgs.unshift('--kubeconfig', node.kubeconfigPath);
     if (node.kubeContext) globalArgs.unshift('--context', node.kubeContext);
+    this.feeds = options.feeds || defaultFeeds;
+    // The node's feed: the connection flags, not the wait bound (editing waitTimeout keeps it).
+    this.feedArgs = globalArgs.concat(options.extraArgs || [], ['-v', 'list', '-w', '-o', 'json', '--exit-with-parent']);
     if (waitSeconds !== null) globalArgs.push('--timeout', String(waitSeconds));
     this.cli = new AdapterCli({
       command: options.command || process.env.KUBECTL_ADAPTER || 'kubectl-adapter',
@@ -244,6 +250,26 @@ class KubernetesApi {
 
   // -- read --------------------------------------------------------------------------------
 
+  /** The node's `list -w` as the feed registry starts it (lib/feed.js). */
+  feedArgv() {
+    return { executable: this.cli.executable, argv: [...this.cli.prefix, ...this.feedArgs] };
+  }
+
+  /**
+   * One container's status for display: `{providerId, status, message, ipv4Address,
+   * containerId, drift, source}`. From the node's feed when it is synced (`source: 'feed'`, no
+   * process; a workload it has not given is `missing`), else the adapter's `status`
+   * (`source: 'status'`). Writes never read this: they read `status()` afresh.
+   */
+  async liveStatus(vmid) {
+    const providerId = this.providerId(vmid);
+    const feed = this.feeds.ensure(this);
+    const entry = feed && feed.lookup(providerId);
+    if (entry) return { ...entry, source: 'feed' };
+    const snapshot = await this.status(providerId);
+    return { ...compact(snapshot), source: 'status' };
+  }
+
   /** The adapter's snapshot of one container (status `missing`/`unknown` are answers, exit 0). */
   async status(vmid) {
     return this.cli.run(['status', this.providerId(vmid)]);
@@ -260,13 +286,23 @@ class KubernetesApi {
   }
 
   /**
-   * Manager's status source: every Deployment of this node in one adapter call (one kubectl
-   * call). Entries look like Proxmox's (vmid, name, type, status, node) plus managerStatus.
+   * Manager's status source: every Deployment of this node. Entries look like Proxmox's (vmid,
+   * name, type, status, node) plus managerStatus and `source`, which the array also carries
+   * (an empty answer has a source too): `'feed'` from the node's synced feed (no process
+   * started), else `'list'`, one adapter call (one kubectl call).
    */
   async clusterResources(type = null) {
     if (type && type !== 'lxc' && type !== 'vm') return [];
+    const feed = this.feeds.ensure(this);
+    const entries = feed && feed.entries();
+    // The array's `source` is not enumerable: the entries are what a caller compares.
+    const answer = (snapshots, source) => Object.defineProperty(
+      snapshots.map((snapshot) => ({ ...spec.toClusterResource(snapshot, this.node.name), source })),
+      'source', { value: source },
+    );
+    if (entries) return answer(entries, 'feed');
     const { items } = await this.cli.run(['list']);
-    return items.map((snapshot) => spec.toClusterResource(snapshot, this.node.name));
+    return answer(items, 'list');
   }
 
   /**
@@ -484,3 +520,4 @@ module.exports.roleHints = roleHints;
 module.exports.connectionSummary = connectionSummary;
 module.exports.errors = errors;
 module.exports.spec = spec;
+module.exports.feeds = defaultFeeds;

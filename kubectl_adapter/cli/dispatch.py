@@ -117,6 +117,10 @@ def check_query(args: argparse.Namespace) -> Key | None:
             f"--dry-run plans the plain {args.command}: {', '.join(queried)} does not apply",
             {"field": "dry-run"},
         )
+    if getattr(args, "exit_with_parent", False) and not _watching(args):
+        raise InvalidInput(
+            "--exit-with-parent ends a feed: it applies only with -w", {"field": "exit-with-parent"}
+        )
     if getattr(args, "selector", None) is not None:
         from ..contract.selectors import check_selector
 
@@ -386,6 +390,10 @@ def _watch(args: argparse.Namespace, runner: KubectlRunner) -> Streamed:
         headers=not args.no_headers,
         order=getattr(args, "sort_key", None),
     )
+    if args.exit_with_parent:
+        from .lifeline import end_with_stdin
+
+        end_with_stdin()
     try:
         watch_snapshots(
             runner, namespace, view, node_id=node_id, selector=selector,

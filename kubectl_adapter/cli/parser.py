@@ -309,6 +309,12 @@ def build_parser() -> argparse.ArgumentParser:
             help="after the current state, a row (on a pipe: a JSON line) each time a "
             "workload changes, until interrupted",
         )
+        sub.add_argument(
+            "--exit-with-parent",
+            action="store_true",
+            help="with -w: end as on SIGTERM once stdin closes (the reading program holds it "
+            "open; it closes when that program dies, SIGKILL included)",
+        )
 
     def sort_by(sub: argparse.ArgumentParser) -> None:
         sub.add_argument(

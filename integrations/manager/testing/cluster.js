@@ -31,7 +31,10 @@ function adapterCommand() {
 }
 
 class FakeCluster {
-  /** @param {object} [size] the one fake node's `cpu` and `memory` (default 4 CPUs, 8Gi) */
+  /**
+   * @param {object} [size] the one fake node's `cpu` and `memory` (default 4 CPUs, 8Gi), and
+   *   `podReadyDelay`, the seconds a new Pod takes to be Ready (default 0.2)
+   */
   constructor(namespace, size = {}) {
     this.namespace = namespace;
     this.size = size;
@@ -47,7 +50,8 @@ class FakeCluster {
       this.proc = spawn(
         python(),
         [path.join(__dirname, 'fake_cluster.py'), '--dir', path.join(this.tmp, 'fake'), '--namespace', this.namespace,
-          '--node-cpu', this.size.cpu || '4', '--node-memory', this.size.memory || '8Gi'],
+          '--node-cpu', this.size.cpu || '4', '--node-memory', this.size.memory || '8Gi',
+          '--pod-ready-delay', String(this.size.podReadyDelay || 0.2)],
         { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
       );
       this.proc.stderr.on('data', (chunk) => { this.log += chunk; });

@@ -18,8 +18,15 @@ per request line on stdin until stdin closes:
     {"op": "wrongCaKubeconfig", "path": "/tmp/x"}
                                      write a copy of the kubeconfig whose CA did not sign the
                                      server's certificate (kubectl: x509 unknown authority)
+    {"op": "seed", "namespace": "ns", "count": 1000, "nodeId": "7"}
+                                     that many Manager Deployments (w-0000, ...) written straight
+                                     to the store, as the adapter would render them (benchmarks)
+    {"op": "ready", "namespace": "ns"} -> {"ok": true, "ready": N}  Pods Ready in the namespace
+    {"op": "scale", "namespace": "ns", "name": "w-0001", "replicas": 0}
+                                     a change made in the API server (as kubectl scale would)
 
-``--node-cpu``/``--node-memory`` size the one fake node (default 4 CPUs, 8Gi).
+``--node-cpu``/``--node-memory`` size the one fake node (default 4 CPUs, 8Gi);
+``--pod-ready-delay`` is how long a new Pod takes to be Ready (default 0.2 s).
 """
 
 from __future__ import annotations
@@ -90,7 +97,47 @@ def answer(fc: FakeCluster, request: dict[str, Any]) -> dict[str, Any]:
             f"{d['metadata']['namespace']}/{d['metadata']['name']}" for d in fc.list("deployments")
         ]
         return {"ok": True, "items": sorted(items)}
+    if op in ("seed", "ready", "scale"):
+        return _bench(fc, request)
     return {"ok": False, "error": f"unknown op {op!r}"}
+
+
+MANAGER = "opensource-server-manager"
+
+
+def _bench(fc: FakeCluster, request: dict[str, Any]) -> dict[str, Any]:
+    """The benchmark's ops: many workloads at once, their readiness, one change."""
+    namespace = request["namespace"]
+    if request["op"] == "seed":
+        from kubectl_adapter.contract.spec import parse_spec
+        from kubectl_adapter.rules.render import render_manifest
+
+        for i in range(int(request["count"])):
+            spec = parse_spec(
+                {
+                    "containerId": f"c{i}",
+                    "nodeId": str(request["nodeId"]),
+                    "hostname": f"w-{i:04d}",
+                    "image": "nginx:latest",
+                    "cpus": 0.01,
+                    "memoryMb": 16,
+                }
+            )
+            manifest = yaml.safe_load(render_manifest(spec, namespace))
+            fc.create_object(manifest, manager=MANAGER)
+        return {"ok": True}
+    if request["op"] == "ready":
+        ready = 0
+        for pod in fc.list("pods", namespace):
+            conditions = (pod.get("status") or {}).get("conditions") or []
+            ready += any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
+        return {"ok": True, "ready": ready}
+    deployment = fc.get("deployments", namespace, request["name"])
+    if deployment is None:
+        return {"ok": False, "error": f"no deployment {request['name']}"}
+    deployment["spec"]["replicas"] = int(request["replicas"])
+    fc.create_object(deployment, replace=True, manager=MANAGER)
+    return {"ok": True}
 
 
 def main() -> int:
@@ -99,12 +146,13 @@ def main() -> int:
     parser.add_argument("--namespace", action="append", default=[])
     parser.add_argument("--node-cpu", default="4")
     parser.add_argument("--node-memory", default="8Gi")
+    parser.add_argument("--pod-ready-delay", type=float, default=0.2)
     args = parser.parse_args()
     namespaces = ("default", *args.namespace)
     with FakeCluster(
         args.dir,
         namespaces=namespaces,
-        pod_ready_delay=0.2,
+        pod_ready_delay=args.pod_ready_delay,
         termination_delay=0.1,
         node_cpu=args.node_cpu,
         node_memory=args.node_memory,
