@@ -62,3 +62,21 @@ def child_cpu() -> Iterator[list[float]]:
     seconds.append(
         after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime,
     )
+
+
+class Pace:
+    """How long a comparable command took on this machine in this run: the baseline a bound
+    on a command's seconds scales with. A wait that must end "at once" (on an event, far
+    inside its --timeout) is held to ``quick()``: its idle bound, or ``factor`` times the
+    slowest baseline noted, whichever is larger, so a loaded machine stretches both alike."""
+
+    def __init__(self, idle_bound: float, factor: float = 3.0) -> None:
+        self.idle_bound = idle_bound
+        self.factor = factor
+        self.seen: list[float] = []
+
+    def note(self, seconds: float) -> None:
+        self.seen.append(seconds)
+
+    def quick(self) -> float:
+        return max([self.idle_bound, *(self.factor * s for s in self.seen[-3:])])
