@@ -120,6 +120,15 @@ class Cluster:
             doc = proc.stdout
         return Result(proc.returncode, doc, proc.stderr, elapsed)
 
+    def paced(self, idle_bound: float, factor: float = 2.0) -> float:
+        """A bound on a command's seconds that load cannot fail: ``idle_bound`` (an idle
+        machine's), or ``factor`` times what a ``status`` of a missing workload takes now
+        (start-up, a read, the exit: what the bounded command pays too, and a loaded machine
+        stretches alike). A baseline taken in the same run, just after what it judges."""
+        baseline = self.adapter("status", f"{self.namespace}/no-such-workload-for-pace")
+        assert baseline.code == 0, (baseline.doc, baseline.stderr[-1500:])
+        return max(idle_bound, factor * baseline.seconds)
+
     def kubectl(self, *args: str, stdin: str | None = None) -> str:
         """Plain kubectl in the cluster's namespace, as an operator types it (works on the fake
         and on kind alike); its stdout, once it succeeded."""

@@ -24,8 +24,9 @@ from tests.fakecluster import FakeCluster
 
 NS = "testns"
 TIMEOUT = ["--timeout", "30"]
-# The bounds of issue 24, plus the CLI process's own exit (interpreter teardown) on a
-# loaded 2-core machine.
+# The bounds of issue 24, plus the CLI process's own exit (interpreter teardown), on an
+# idle machine. On a loaded one each is ``Cluster.paced``: no less than twice what a command
+# of the same shape (the CLI, a kubectl read and the exit) took just after, on this machine.
 EXIT = 0.5
 DELETION_SEEN = 1.0 + EXIT
 FAILURE_SEEN = 2.0 + EXIT
@@ -102,7 +103,7 @@ def test_a_succeeded_pod_does_not_hold_stop(env: tuple[Cluster, FakeCluster]) ->
     fake.wait_for(lambda: len(_pods(fake, name)) == 2, timeout=10)  # its replacement
     result = cluster.adapter("stop", f"{NS}/{name}", flags=TIMEOUT)
     assert (result.code, result.doc.get("status")) == (0, "offline"), _why(result)
-    assert result.seconds < 12, _why(result)
+    assert result.seconds < cluster.paced(12), _why(result)
     assert fake.get("pods", NS, live["metadata"]["name"]) is not None  # nothing deletes it
 
 
@@ -119,7 +120,7 @@ def test_stop_waits_for_a_pod_slow_to_go(env: tuple[Cluster, FakeCluster]) -> No
         fake.set_stop_delay("nginx:slowgo", None)
     assert (result.code, result.doc.get("status")) == (0, "offline"), _why(result)
     assert not _pods(fake, name), "stop answered while a Pod of it was still there"
-    assert answered - gone.when() < DELETION_SEEN, _why(result)
+    assert answered - gone.when() < cluster.paced(DELETION_SEEN), _why(result)
     assert result.seconds >= 3.0, _why(result)
 
 
@@ -138,9 +139,14 @@ def test_the_logged_stop_wait_ends_where_stop_ended(env: tuple[Cluster, FakeClus
     assert "--for=delete pod -l" in line and f"container-id=c-{name}" in line, line
     started = time.monotonic()
     pasted = subprocess.run(["bash", "-c", line], capture_output=True, text=True, timeout=60)
+    took = time.monotonic() - started
     assert pasted.returncode == 0, pasted.stderr
-    # kubectl's own start-up and one list; the Pod took 4 s to go
-    assert time.monotonic() - started < 2.5, "the by-hand wait still had Pods to wait for"
+    # kubectl's own start-up and one list (the Pod took 4 s to go): no longer than a plain
+    # list of the Pods takes now, on the same machine, or the idle machine's 2.5 s.
+    started = time.monotonic()
+    cluster.kubectl("get", "pods", "-l", f"org.mieweb.opensource-server.container-id=c-{name}")
+    baseline = time.monotonic() - started
+    assert took < max(2.5, 3 * baseline), f"the by-hand wait still had Pods to wait for: {took}"
 
 
 # -- 2. a Deployment deleted under a wait ----------------------------------------------------
@@ -198,7 +204,7 @@ def test_a_deployment_deleted_before_the_watch_lists_is_said_at_once(
     assert hook.fired.is_set() and not hook.errors, hook.errors
     assert (result.code, result.error_type) == (3, "NotFound"), _why(result)
     assert "deleted" in result.doc["error"]["message"], _why(result)
-    assert answered - deleted[0] < DELETION_SEEN, _why(result)
+    assert answered - deleted[0] < cluster.paced(DELETION_SEEN), _why(result)
 
 
 @pytest.mark.parametrize("operation", OPERATIONS)
@@ -229,7 +235,7 @@ def test_a_deployment_deleted_during_the_watch_is_said_at_once(
     assert hook.fired.is_set() and not hook.errors, hook.errors
     assert (result.code, result.error_type) == (3, "NotFound"), _why(result)
     assert deleted, _why(result)
-    assert answered - deleted[0] < DELETION_SEEN, _why(result)
+    assert answered - deleted[0] < cluster.paced(DELETION_SEEN), _why(result)
 
 
 # -- 3. a Pod that cannot start --------------------------------------------------------------
@@ -273,7 +279,7 @@ def test_create_of_a_pod_that_cannot_start_fails_within_two_seconds(
     )
     assert (result.code, result.error_type) == (10, "RolloutFailed"), _why(result)
     assert any(r in result.doc["error"]["message"] for r in reasons), _why(result)
-    assert answered - seen.when() < FAILURE_SEEN, _why(result)
+    assert answered - seen.when() < cluster.paced(FAILURE_SEEN), _why(result)
 
 
 INIT_FAILING = {
@@ -302,7 +308,7 @@ def test_start_of_a_pod_whose_init_container_fails_fails_within_two_seconds(
     result, answered = _timed(lambda: cluster.adapter("start", f"{NS}/{name}", flags=TIMEOUT))
     assert (result.code, result.error_type) == (10, "RolloutFailed"), _why(result)
     assert "init container setup" in result.doc["error"]["message"], _why(result)
-    assert answered - seen.when() < FAILURE_SEEN, _why(result)
+    assert answered - seen.when() < cluster.paced(FAILURE_SEEN), _why(result)
 
 
 def test_a_rollout_past_its_progress_deadline_fails_as_the_deployment_says_so(
@@ -331,7 +337,7 @@ def test_a_rollout_past_its_progress_deadline_fails_as_the_deployment_says_so(
     result, answered = _timed(lambda: cluster.adapter("start", f"{NS}/{name}", flags=TIMEOUT))
     assert (result.code, result.error_type) == (10, "RolloutFailed"), _why(result)
     assert "progress deadline" in result.doc["error"]["message"], _why(result)
-    assert answered - seen.when() < FAILURE_SEEN, _why(result)
+    assert answered - seen.when() < cluster.paced(FAILURE_SEEN), _why(result)
 
 
 def test_an_old_pod_failing_does_not_end_a_rollout(env: tuple[Cluster, FakeCluster]) -> None:
@@ -403,7 +409,7 @@ def test_create_rides_out_a_broken_watch(slow: tuple[Cluster, FakeCluster], how:
         broke.join(10)
     (result,) = outcome
     assert (result.code, result.doc.get("status")) == (0, "running"), _why(result)
-    assert result.seconds < 20, _why(result)
+    assert result.seconds < cluster.paced(20), _why(result)
 
 
 def test_an_api_that_stays_down_is_unavailable_within_the_timeout(
@@ -434,7 +440,8 @@ def test_an_api_that_stays_down_is_unavailable_within_the_timeout(
         fake.up()
     (result,) = outcome
     assert (result.code, result.error_type) == (8, "Unavailable"), _why(result)
-    assert 10.0 <= time.monotonic() - down < 10.0 + 5.0, _why(result)
+    took = time.monotonic() - down
+    assert 10.0 <= took < 10.0 + cluster.paced(5.0), (took, _why(result))
 
 
 # -- 5. paused Deployments -------------------------------------------------------------------
@@ -458,7 +465,7 @@ def test_a_paused_deployment_stops_and_starts(env: tuple[Cluster, FakeCluster]) 
     assert (stopped.code, stopped.doc.get("status")) == (0, "offline"), _why(stopped)
     started = cluster.adapter("start", f"{NS}/{name}", flags=TIMEOUT)
     assert (started.code, started.doc.get("status")) == (0, "running"), _why(started)
-    assert started.seconds < 10, _why(started)
+    assert started.seconds < cluster.paced(10), _why(started)
 
 
 def test_a_paused_deployment_with_a_new_template_reports_what_its_pod_runs(
