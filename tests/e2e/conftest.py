@@ -30,6 +30,9 @@ REAL_CONTEXT = os.environ.get("KUBECTL_ADAPTER_E2E_CONTEXT")
 REAL_KUBECONFIG = os.environ.get("KUBECTL_ADAPTER_E2E_KUBECONFIG")
 REAL_NAMESPACE = os.environ.get("KUBECTL_ADAPTER_E2E_NAMESPACE", "default")
 WAIT_TIMEOUT = os.environ.get("KUBECTL_ADAPTER_E2E_TIMEOUT", "30")
+# How long a baseline of ``Cluster.paced`` stands for the machine's load: one status run per
+# 20 s at most, not one per bound checked.
+PACE_FOR_SECONDS = 20.0
 _counter = itertools.count()
 
 
@@ -58,6 +61,8 @@ class Cluster:
     fake: FakeCluster | None = None
     extra_flags: list[str] = field(default_factory=list)
     created: list[str] = field(default_factory=list)
+    # ``paced``'s last baseline: [when it was taken (monotonic), its seconds].
+    pace: list[float] = field(default_factory=list, repr=False)
 
     def workload(self, prefix: str) -> tuple[str, str]:
         """A fresh (name, containerId) pair, remembered for clean-up on a real cluster."""
@@ -119,6 +124,19 @@ class Cluster:
         except json.JSONDecodeError:
             doc = proc.stdout
         return Result(proc.returncode, doc, proc.stderr, elapsed)
+
+    def paced(self, idle_bound: float, factor: float = 2.0) -> float:
+        """A bound on a command's seconds that load cannot fail: ``idle_bound`` (an idle
+        machine's), or ``factor`` times what a ``status`` of a missing workload takes now
+        (start-up, a read, the exit: what the bounded command pays too, and a loaded machine
+        stretches alike). A baseline taken in the same run, at most ``PACE_FOR_SECONDS`` ago."""
+        import time
+
+        if not self.pace or time.monotonic() - self.pace[0] > PACE_FOR_SECONDS:
+            baseline = self.adapter("status", f"{self.namespace}/no-such-workload-for-pace")
+            assert baseline.code == 0, (baseline.doc, baseline.stderr[-1500:])
+            self.pace[:] = [time.monotonic(), baseline.seconds]
+        return max(idle_bound, factor * self.pace[1])
 
     def kubectl(self, *args: str, stdin: str | None = None) -> str:
         """Plain kubectl in the cluster's namespace, as an operator types it (works on the fake

@@ -18,9 +18,11 @@ NAME = "org.mieweb.opensource-server.name"
 def failing(cluster: Cluster, prefix: str, shown: Callable[[Any], bool], **changes: Any) -> str:
     """A workload whose create fails, once its container shows the failure: its provider ID."""
     name, cid = cluster.workload(prefix)
-    # A short wait: whether it ended as RolloutFailed or Timeout is not what is tested here.
+    # The wait judges both failures at once (RolloutFailed in 2-4 s on an idle machine): a
+    # --timeout no load can use up. With --timeout 4, a loaded machine could reach the
+    # deadline before the apply left, and no container ever failed.
     created = cluster.adapter(
-        "create", "--spec", "-", stdin=spec(name, cid, **changes), flags=["--timeout", "4"]
+        "create", "--spec", "-", stdin=spec(name, cid, **changes), flags=["--timeout", "60"]
     )
     assert created.error_type in ("RolloutFailed", "Timeout"), created.doc
     fake = cluster.require_fake()

@@ -54,6 +54,10 @@ EMPTY_LIST = json.dumps(
 )
 MANIFEST = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web-1\n"
 
+# The hanging kubectls below sleep 30 s: one that ends before half of that was killed at its
+# bound, however loaded the machine (an idle one takes well under a second past the bound).
+KILLED_WITHIN = 15.0
+
 
 def stderr_of(case: str) -> str:
     return (FIXTURES / f"{case}.stderr.txt").read_text(encoding="utf-8")
@@ -359,7 +363,7 @@ def test_real_hanging_kubectl_is_killed_and_is_timeout(tmp_path: Path) -> None:
     started = time.monotonic()
     with pytest.raises(Timeout) as info:
         runner(kubectl=binary).run(["rollout", "status", "x"], timeout=0.3)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < KILLED_WITHIN
     assert info.value.details["reason"] == "process timeout"
 
 
@@ -371,7 +375,7 @@ def test_real_hanging_streaming_kubectl_is_killed_and_is_timeout(tmp_path: Path)
     started = time.monotonic()
     with pytest.raises(Timeout):
         r.run(["rollout", "status", "x"], timeout=0.3, stream=True, request_timeout=False)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < KILLED_WITHIN
     assert progress.getvalue() == "kubectl: Waiting for deployment...\n"
 
 
@@ -572,7 +576,7 @@ def test_real_timeout_kills_kubectls_whole_process_group(tmp_path: Path, stream:
             runner(kubectl=binary).run(
                 ["rollout", "status", "x"], timeout=0.5, stream=stream, request_timeout=False
             )
-        assert time.monotonic() - started < 3
+        assert time.monotonic() - started < KILLED_WITHIN
         child = int(pidfile.read_text())
         deadline = time.monotonic() + 5
         while _alive(child) and time.monotonic() < deadline:
@@ -627,7 +631,7 @@ def test_real_kubectl_is_killed_at_the_deadline(tmp_path: Path) -> None:
     started = time.monotonic()
     with pytest.raises(Timeout) as info:
         r.run(["rollout", "status", "x"], timeout=60, request_timeout=False)
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < KILLED_WITHIN
     assert info.value.details["reason"] == "deadline"
 
 
@@ -688,7 +692,7 @@ def test_watches_feed_each_event_as_it_comes_and_are_killed_when_told(tmp_path: 
     assert end == (True, None)
     assert seen.seen == [(1, {"type": "ADDED", "object": {"pod": 1}}),
                          (0, {"type": "MODIFIED", "object": {"n": 2}})]  # fmt: skip
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < KILLED_WITHIN
 
 
 def test_what_a_watch_printed_is_judged_before_its_stderr_after_it(tmp_path: Path) -> None:
@@ -768,7 +772,7 @@ def test_watches_that_decide_nothing_end_with_their_bound(tmp_path: Path) -> Non
     started = time.monotonic()
     end = runner.watch_together([["get", "x"], ["get", "y"]], Recorder(), seconds=1, wait=WAIT)
     assert end == (False, None)
-    assert 1 <= time.monotonic() - started < 5
+    assert 1 <= time.monotonic() - started < KILLED_WITHIN
 
 
 def test_watches_wake_their_judge_when_a_grace_ends(tmp_path: Path) -> None:
@@ -777,7 +781,7 @@ def test_watches_wake_their_judge_when_a_grace_ends(tmp_path: Path) -> None:
     seen = Recorder(wake_in=0.5)
     started = time.monotonic()
     assert runner.watch_together([["get", "x"]], seen, seconds=20, wait=WAIT) == (True, None)
-    assert seen.woke and 0.5 <= time.monotonic() - started < 5
+    assert seen.woke and 0.5 <= time.monotonic() - started < KILLED_WITHIN
 
 
 def test_a_watch_the_server_ended_is_no_error(tmp_path: Path) -> None:

@@ -24,9 +24,18 @@ from tests.fakecluster import FakeCluster
 
 from .helpers import timed_cli
 
-# A lost answer costs kubectl one --request-timeout; delete's wait has none (its process
-# bound, here cut by --deadline: --timeout + 0.5 s).
-BOUNDS = ["--request-timeout", "2", "--timeout", "3"]
+# A lost answer costs kubectl one --request-timeout, whatever --timeout says: a --timeout the
+# reads before the write cannot use up, however loaded the machine (with --timeout 3 a stop
+# under load was cut by its 3.5 s deadline before its PATCH left: no writeSent to read).
+BOUNDS = ["--request-timeout", "2", "--timeout", "120"]
+
+
+def _delete_bounds(setup_seconds: float) -> list[str]:
+    """delete's DELETE runs without --request-timeout (kubectl then waits for the Deployment
+    to go), so a lost answer ends at the command's deadline, --timeout + 0.5 s: long enough
+    for its reads and its DELETE to leave, measured on this machine now (three times this
+    test's own create), short enough not to sleep for nothing."""
+    return ["--request-timeout", "2", "--timeout", f"{max(4.0, 3 * setup_seconds):.1f}"]
 
 
 @pytest.fixture(scope="module")
@@ -92,13 +101,15 @@ CASES: dict[str, Case] = {
 }  # fmt: skip
 
 
-def _prepared(fake: FakeCluster, tmp: Path, name: str, state: str) -> None:
+def _prepared(fake: FakeCluster, tmp: Path, name: str, state: str) -> float:
+    """The workload in ``state``; the seconds its create took (0 when there is none)."""
     if state == "absent":
-        return
-    created = timed_cli(fake, tmp / "setup", "create", "--spec", "-", stdin=_spec(name))
+        return 0.0
+    created = timed_cli(fake, tmp / "setup", *BOUNDS, "create", "--spec", "-", stdin=_spec(name))
     assert created["code"] == 0, created
     if state == "stopped":
         _scaled_to_zero(fake, name)
+    return float(created["seconds"])
 
 
 @pytest.mark.parametrize("operation", list(CASES))
@@ -107,11 +118,12 @@ def test_a_lost_answer_says_the_change_may_have_been_made_and_a_rerun_converges(
 ) -> None:
     method, args, stdin, state, changed, converged = CASES[operation]
     name = f"lost-{operation}"
-    _prepared(fake, tmp_path, name, state)
+    setup_seconds = _prepared(fake, tmp_path, name, state)
     argv = [arg.replace("NAME", name) for arg in args]
+    bounds = _delete_bounds(setup_seconds) if operation == "delete" else BOUNDS
     fake.black_hole_after(method, rf"/deployments/{name}$")
     try:
-        result = timed_cli(fake, tmp_path / "run", *BOUNDS, *argv, stdin=stdin(name))
+        result = timed_cli(fake, tmp_path / "run", *bounds, *argv, stdin=stdin(name))
     finally:
         fake.clear_faults()  # the API answers again
     error = result["doc"].get("error")

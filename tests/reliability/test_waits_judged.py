@@ -9,7 +9,6 @@ fake's store and request hooks say when things happened.
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import threading
 import time
@@ -24,8 +23,9 @@ from tests.fakecluster import FakeCluster
 
 NS = "testns"
 TIMEOUT = ["--timeout", "30"]
-# The bounds of issue 24, plus the CLI process's own exit (interpreter teardown) on a
-# loaded 2-core machine.
+# The bounds of issue 24, plus the CLI process's own exit (interpreter teardown), on an
+# idle machine. On a loaded one each is ``Cluster.paced``: no less than twice what a command
+# of the same shape (the CLI, a kubectl read and the exit) took just after, on this machine.
 EXIT = 0.5
 DELETION_SEEN = 1.0 + EXIT
 FAILURE_SEEN = 2.0 + EXIT
@@ -65,6 +65,14 @@ def _pods(fake: FakeCluster, name: str) -> list[dict[str, Any]]:
     return [p for p in fake.list("pods", NS) if p["metadata"]["name"].startswith(f"{name}-")]
 
 
+def _kubectl(fake: FakeCluster, *args: str) -> None:
+    subprocess.run(
+        ["kubectl", "--kubeconfig", str(fake.kubeconfig), "--context", fake.context,
+         "-n", NS, *args],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+
+
 class FirstSeen:
     """When the fake's store first held a state (``predicate`` over the fake, run on every
     write): a thread waits on the store's condition variable, so nothing polls."""
@@ -102,7 +110,7 @@ def test_a_succeeded_pod_does_not_hold_stop(env: tuple[Cluster, FakeCluster]) ->
     fake.wait_for(lambda: len(_pods(fake, name)) == 2, timeout=10)  # its replacement
     result = cluster.adapter("stop", f"{NS}/{name}", flags=TIMEOUT)
     assert (result.code, result.doc.get("status")) == (0, "offline"), _why(result)
-    assert result.seconds < 12, _why(result)
+    assert result.seconds < cluster.paced(12), _why(result)
     assert fake.get("pods", NS, live["metadata"]["name"]) is not None  # nothing deletes it
 
 
@@ -119,7 +127,7 @@ def test_stop_waits_for_a_pod_slow_to_go(env: tuple[Cluster, FakeCluster]) -> No
         fake.set_stop_delay("nginx:slowgo", None)
     assert (result.code, result.doc.get("status")) == (0, "offline"), _why(result)
     assert not _pods(fake, name), "stop answered while a Pod of it was still there"
-    assert answered - gone.when() < DELETION_SEEN, _why(result)
+    assert answered - gone.when() < cluster.paced(DELETION_SEEN), _why(result)
     assert result.seconds >= 3.0, _why(result)
 
 
@@ -138,9 +146,14 @@ def test_the_logged_stop_wait_ends_where_stop_ended(env: tuple[Cluster, FakeClus
     assert "--for=delete pod -l" in line and f"container-id=c-{name}" in line, line
     started = time.monotonic()
     pasted = subprocess.run(["bash", "-c", line], capture_output=True, text=True, timeout=60)
+    took = time.monotonic() - started
     assert pasted.returncode == 0, pasted.stderr
-    # kubectl's own start-up and one list; the Pod took 4 s to go
-    assert time.monotonic() - started < 2.5, "the by-hand wait still had Pods to wait for"
+    # kubectl's own start-up and one list (the Pod took 4 s to go): no longer than a plain
+    # list of the Pods takes now, on the same machine, or the idle machine's 2.5 s.
+    started = time.monotonic()
+    cluster.kubectl("get", "pods", "-l", f"org.mieweb.opensource-server.container-id=c-{name}")
+    baseline = time.monotonic() - started
+    assert took < max(2.5, 3 * baseline), f"the by-hand wait still had Pods to wait for: {took}"
 
 
 # -- 2. a Deployment deleted under a wait ----------------------------------------------------
@@ -198,7 +211,7 @@ def test_a_deployment_deleted_before_the_watch_lists_is_said_at_once(
     assert hook.fired.is_set() and not hook.errors, hook.errors
     assert (result.code, result.error_type) == (3, "NotFound"), _why(result)
     assert "deleted" in result.doc["error"]["message"], _why(result)
-    assert answered - deleted[0] < DELETION_SEEN, _why(result)
+    assert answered - deleted[0] < cluster.paced(DELETION_SEEN), _why(result)
 
 
 @pytest.mark.parametrize("operation", OPERATIONS)
@@ -229,7 +242,7 @@ def test_a_deployment_deleted_during_the_watch_is_said_at_once(
     assert hook.fired.is_set() and not hook.errors, hook.errors
     assert (result.code, result.error_type) == (3, "NotFound"), _why(result)
     assert deleted, _why(result)
-    assert answered - deleted[0] < DELETION_SEEN, _why(result)
+    assert answered - deleted[0] < cluster.paced(DELETION_SEEN), _why(result)
 
 
 # -- 3. a Pod that cannot start --------------------------------------------------------------
@@ -273,7 +286,7 @@ def test_create_of_a_pod_that_cannot_start_fails_within_two_seconds(
     )
     assert (result.code, result.error_type) == (10, "RolloutFailed"), _why(result)
     assert any(r in result.doc["error"]["message"] for r in reasons), _why(result)
-    assert answered - seen.when() < FAILURE_SEEN, _why(result)
+    assert answered - seen.when() < cluster.paced(FAILURE_SEEN), _why(result)
 
 
 INIT_FAILING = {
@@ -302,7 +315,7 @@ def test_start_of_a_pod_whose_init_container_fails_fails_within_two_seconds(
     result, answered = _timed(lambda: cluster.adapter("start", f"{NS}/{name}", flags=TIMEOUT))
     assert (result.code, result.error_type) == (10, "RolloutFailed"), _why(result)
     assert "init container setup" in result.doc["error"]["message"], _why(result)
-    assert answered - seen.when() < FAILURE_SEEN, _why(result)
+    assert answered - seen.when() < cluster.paced(FAILURE_SEEN), _why(result)
 
 
 def test_a_rollout_past_its_progress_deadline_fails_as_the_deployment_says_so(
@@ -331,7 +344,7 @@ def test_a_rollout_past_its_progress_deadline_fails_as_the_deployment_says_so(
     result, answered = _timed(lambda: cluster.adapter("start", f"{NS}/{name}", flags=TIMEOUT))
     assert (result.code, result.error_type) == (10, "RolloutFailed"), _why(result)
     assert "progress deadline" in result.doc["error"]["message"], _why(result)
-    assert answered - seen.when() < FAILURE_SEEN, _why(result)
+    assert answered - seen.when() < cluster.paced(FAILURE_SEEN), _why(result)
 
 
 def test_an_old_pod_failing_does_not_end_a_rollout(env: tuple[Cluster, FakeCluster]) -> None:
@@ -349,194 +362,3 @@ def test_an_old_pod_failing_does_not_end_a_rollout(env: tuple[Cluster, FakeClust
         "reconfigure", f"{NS}/{name}", "--spec", "-", stdin=changed, flags=TIMEOUT
     )
     assert (result.code, result.doc.get("status")) == (0, "running"), _why(result)
-
-
-# -- 4. a broken watch resumes ---------------------------------------------------------------
-
-
-@pytest.fixture
-def slow(tmp_path: Path) -> Iterator[tuple[Cluster, FakeCluster]]:
-    """Pods take 4 s to become ready: a create waits long enough to break its watches."""
-    with FakeCluster(
-        tmp_path / "fake",
-        namespaces=(NS,),
-        default_namespace=NS,
-        pod_ready_delay=4.0,
-        termination_delay=0.1,
-    ) as fake:
-        yield Cluster(str(fake.kubeconfig), fake.context, NS, tmp_path, fake), fake
-
-
-BREAKS: dict[str, Callable[[FakeCluster], Any]] = {
-    "restart": lambda fake: fake.restart(1.0),
-    "reset": lambda fake: fake.reset_watches(),
-    "closed": lambda fake: fake.close_watches(),
-    "expired": lambda fake: fake.expire_watches(next_ones=1),
-}
-
-
-@pytest.mark.parametrize("how", sorted(BREAKS))
-def test_create_rides_out_a_broken_watch(slow: tuple[Cluster, FakeCluster], how: str) -> None:
-    """A 1 s API restart in the middle of the wait ended create with Unavailable, where
-    ``kubectl rollout status`` rode it out."""
-    cluster, fake = slow
-    name, cid = cluster.workload(f"brk-{how}")
-    watching = threading.Event()
-    fake.on_request(
-        before=watching.set,
-        method="GET",
-        path_regex=rf"/namespaces/{NS}/pods$",
-        query={"watch": "true"},
-    )
-    outcome: list[Result] = []
-    call = threading.Thread(
-        target=lambda: outcome.append(
-            cluster.adapter("create", "--spec", "-", stdin=spec(name, cid), flags=TIMEOUT)
-        )
-    )
-    call.start()
-    assert watching.wait(30), "the wait never watched"
-    fake.wait_for(lambda: fake.open_watches() >= 2, timeout=10)
-    broke = BREAKS[how](fake)
-    call.join(60)
-    if isinstance(broke, threading.Thread):
-        broke.join(10)
-    (result,) = outcome
-    assert (result.code, result.doc.get("status")) == (0, "running"), _why(result)
-    assert result.seconds < 20, _why(result)
-
-
-def test_an_api_that_stays_down_is_unavailable_within_the_timeout(
-    slow: tuple[Cluster, FakeCluster],
-) -> None:
-    """Only a failure that lasts is Unavailable: 10 s of an unreachable API server."""
-    cluster, fake = slow
-    name, cid = cluster.workload("down")
-    watching = threading.Event()
-    fake.on_request(
-        before=watching.set, method="GET", path_regex=rf"/namespaces/{NS}/pods$",
-        query={"watch": "true"},
-    )  # fmt: skip
-    outcome: list[Result] = []
-    call = threading.Thread(
-        target=lambda: outcome.append(
-            cluster.adapter("create", "--spec", "-", stdin=spec(name, cid), flags=TIMEOUT)
-        )
-    )
-    call.start()
-    assert watching.wait(30), "the wait never watched"
-    fake.wait_for(lambda: fake.open_watches() >= 2, timeout=10)
-    down = time.monotonic()
-    fake.down()
-    try:
-        call.join(60)
-    finally:
-        fake.up()
-    (result,) = outcome
-    assert (result.code, result.error_type) == (8, "Unavailable"), _why(result)
-    assert 10.0 <= time.monotonic() - down < 10.0 + 5.0, _why(result)
-
-
-# -- 5. paused Deployments -------------------------------------------------------------------
-
-
-def _kubectl(fake: FakeCluster, *args: str) -> None:
-    subprocess.run(
-        ["kubectl", "--kubeconfig", str(fake.kubeconfig), "--context", fake.context,
-         "-n", NS, *args],
-        check=True, capture_output=True, timeout=60,
-    )  # fmt: skip
-
-
-def test_a_paused_deployment_stops_and_starts(env: tuple[Cluster, FakeCluster]) -> None:
-    """A paused Deployment still scales: start answered RolloutFailed "is paused" while
-    its own message said 1/1 available."""
-    cluster, fake = env
-    name, _ = _running(cluster, "pstart")
-    _kubectl(fake, "rollout", "pause", f"deployment/{name}")
-    stopped = cluster.adapter("stop", f"{NS}/{name}", flags=TIMEOUT)
-    assert (stopped.code, stopped.doc.get("status")) == (0, "offline"), _why(stopped)
-    started = cluster.adapter("start", f"{NS}/{name}", flags=TIMEOUT)
-    assert (started.code, started.doc.get("status")) == (0, "running"), _why(started)
-    assert started.seconds < 10, _why(started)
-
-
-def test_a_paused_deployment_with_a_new_template_reports_what_its_pod_runs(
-    env: tuple[Cluster, FakeCluster],
-) -> None:
-    """Paused, then its image changed by hand: status said "rollout in progress" and the new
-    image, while its Pod (and ReplicaSet) still run the old one."""
-    cluster, fake = env
-    name, _ = _running(cluster, "ptmpl", image="nginx:1.26")
-    _kubectl(fake, "rollout", "pause", f"deployment/{name}")
-    _kubectl(fake, "set", "image", f"deployment/{name}", "main=nginx:1.27")
-    status = cluster.adapter("status", f"{NS}/{name}")
-    assert status.code == 0, _why(status)
-    assert status.doc["status"] == "running", _why(status)
-    assert "rollout paused" in status.doc["message"], _why(status)
-    assert "in progress" not in status.doc["message"], _why(status)
-    assert status.doc["image"] == "nginx:1.26", _why(status)
-    listed = cluster.adapter("list")
-    (item,) = [d for d in listed.doc["items"] if d["name"] == name]
-    assert (item["image"], item["message"]) == (status.doc["image"], status.doc["message"])
-    assert "paused" in [c["what"] for c in status.doc["drift"]["changes"]], status.doc["drift"]
-
-
-# -- 6. what a wait that runs out says (issue 32) ----------------------------------------------
-
-
-def test_a_slow_stop_shows_its_terminating_pod_while_waiting_and_in_the_timeout(
-    env: tuple[Cluster, FakeCluster],
-) -> None:
-    """The progress line read ``0 live, 0 updated, 0 of 0 available`` and the Timeout
-    ``still present … Running``: now both show the Pod terminating, since when, in which
-    grace period, and the Timeout says the scale to 0 is done."""
-    from tests.e2e.terminal import on_terminal
-
-    cluster, fake = env
-    name, _ = _running(cluster, "slowshow", image="nginx:slowshow")
-    fake.set_stop_delay("nginx:slowshow", 60.0)
-    try:
-        seen = on_terminal(cluster, "-o", "json", "stop", f"{NS}/{name}", "--timeout", "5")
-    finally:
-        fake.set_stop_delay("nginx:slowshow", None)
-    assert seen.code == 7, seen
-    frames = seen.err.replace("\x1b[K", "").split("\r")
-    assert any(
-        re.search(rf"pod {name}-\S+ terminating since \d\d:\d\d:\d\dZ \(grace period 30s\)", f)
-        for f in frames
-    ), seen.err[-2000:]
-    error = json.loads(seen.out)["error"]
-    headline = error["message"].split(" | ")[0]
-    assert headline.startswith(
-        f"pods of {NS}/{name} still present after 5s: scaled to 0 (the controller has "
-        f"observed it); 1 Pod left: pod {name}-"
-    ), headline
-    assert re.search(
-        r"terminating for \d+s of its 30s grace period \(deletion requested ", headline
-    )
-    assert re.fullmatch(
-        rf"kubectl wait --for=delete pod/{name}-\S+ -n {NS} --timeout=\d+s",
-        error["details"]["nextStep"],
-    ), error["details"]
-
-
-def test_a_timeout_while_an_init_container_runs_names_it_in_the_headline(
-    env: tuple[Cluster, FakeCluster],
-) -> None:
-    """A Timeout said only ``Pending``; the init container holding the Pod is named."""
-    cluster, fake = env
-    name, _ = _running(cluster, "initslow")
-    assert cluster.adapter("stop", f"{NS}/{name}").code == 0
-    image = f"busybox:{unique('init-slow')}"
-    fake.set_image_behaviour(image, "never_ready")  # an init container that never exits
-    init = {"spec": {"template": {"spec": {"initContainers": [{"name": "setup", "image": image}]}}}}
-    _kubectl(fake, "patch", "deployment", name, "--type=strategic", "-p", json.dumps(init))
-    result = cluster.adapter("start", f"{NS}/{name}", flags=["--timeout", "4"])
-    assert (result.code, result.error_type) == (7, "Timeout"), _why(result)
-    headline = result.doc["error"]["message"].split(" | ")[0]
-    assert re.fullmatch(
-        rf"rollout not complete after 4s: pod {name}-\S+: Pending, init container setup "
-        r"running \(started \d+s ago\)",
-        headline,
-    ), headline
