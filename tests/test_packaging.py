@@ -190,9 +190,12 @@ def _bare_python() -> str:
 
 
 def _bare_env(tree: Path, **extra: str) -> dict[str, str]:
+    """PATH (for kubectl) and PYTHONPATH only; HOME is the tree's parent, so kubectl's cache
+    (~/.kube/cache) is written there and not into the working directory."""
     kubectl = shutil.which("kubectl")
     assert kubectl, "kubectl is not on PATH"
-    return {"PATH": f"{Path(kubectl).parent}:/usr/bin:/bin", "PYTHONPATH": str(tree), **extra}
+    path = f"{Path(kubectl).parent}:/usr/bin:/bin"
+    return {"PATH": path, "PYTHONPATH": str(tree), "HOME": str(tree.parent), **extra}
 
 
 def test_manager_tree_layout_and_no_pydantic(manager_root: Path) -> None:
