@@ -47,6 +47,10 @@ function runJob(rowId, adapter) {
   });
 }
 
+// Processes and a fresh sqlite schema per file: on a shared, loaded 2-core machine a hook takes
+// longer than jest's default 5 s.
+jest.setTimeout(30000);
+
 describe('the create job on a Kubernetes node', () => {
   let tmp;
   let site;

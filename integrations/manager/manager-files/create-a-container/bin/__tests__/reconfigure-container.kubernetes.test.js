@@ -45,6 +45,10 @@ function runJob(args, env) {
   });
 }
 
+// Processes and a fresh sqlite schema per file: on a shared, loaded 2-core machine a hook takes
+// longer than jest's default 5 s.
+jest.setTimeout(30000);
+
 describe('the reconfigure job on a Kubernetes node', () => {
   let tmp;
   let row;

@@ -18,6 +18,10 @@ const KubernetesApi = require('../../../../utils/kubernetes/kubernetes-api');
 const TCP = { 0: { type: 'tcp', internalPort: '22' } };
 const SRV = { 0: { type: 'srv', internalPort: '5060', dnsName: '_sip._tcp' } };
 
+// Processes and a fresh sqlite schema per file: on a shared, loaded 2-core machine a hook takes
+// longer than jest's default 5 s.
+jest.setTimeout(30000);
+
 describe('routed services on a Kubernetes node', () => {
   let app;
   let adminKey;
