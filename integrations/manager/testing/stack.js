@@ -5,8 +5,10 @@
 // EDITS.md edits (in EDITS.md's order within each file) on the tree the step before left; the
 // run commits each step in a git repository made of the checkout and writes one patch per step.
 //
-//   node integrations/manager/testing/stack.js <checkout-of-base> <out-dir> [--each '<cmd>']
+//   node integrations/manager/testing/stack.js <checkout-of-base> <out-dir> [--each '<cmd>'] [--from N]
 //
+// --from N: the checkout already holds steps 1..N-1 as commits of an earlier run (one that
+// stopped); they are not applied again.
 // --each runs <cmd> (sh -c, cwd create-a-container/, $STEP and $TESTS set) after each step and
 // stops at the first that fails: "each step builds, starts and passes its tests".
 
@@ -110,7 +112,7 @@ function git(checkout, ...args) {
   return execFileSync('git', ['-C', checkout, '-c', 'user.name=stack', '-c', 'user.email=stack@localhost', ...args], { encoding: 'utf8' });
 }
 
-function run(checkout, out, each) {
+function run(checkout, out, each, from = 1) {
   const loaded = load();
   const wrong = problems(loaded);
   if (wrong.length) throw new Error(`stack.json:\n${wrong.join('\n')}`);
@@ -122,6 +124,7 @@ function run(checkout, out, each) {
   }
   const sizes = [];
   loaded.stack.steps.forEach((step, i) => {
+    if (i + 1 < from) return;
     applyStep(checkout, step, loaded.edits);
     git(checkout, 'add', '-A', '--', '.', ':!**/node_modules/**', ':!**/client/dist/**');
     git(checkout, 'commit', '-q', '-m', `${step.issue === 'extra' ? 'Kubernetes' : step.issue}: ${step.title}`);
@@ -146,12 +149,14 @@ if (require.main === module) {
   const args = process.argv.slice(2);
   const at = args.indexOf('--each');
   const each = at >= 0 ? args.splice(at, 2)[1] : null;
+  const fromAt = args.indexOf('--from');
+  const from = fromAt >= 0 ? Number(args.splice(fromAt, 2)[1]) : 1;
   if (args.length !== 2) {
     process.stderr.write('usage: stack.js <checkout-of-base> <out-dir> [--each <cmd>]\n');
     process.exit(2);
   }
   try {
-    run(args[0], args[1], each);
+    run(args[0], args[1], each, from);
   } catch (err) {
     process.stderr.write(`${err.message}\n`);
     process.exit(1);
