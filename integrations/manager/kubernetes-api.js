@@ -140,8 +140,9 @@ class KubernetesApi {
 
   /**
    * The node form's connection test: `check`, and the node list when the check passed.
-   * Always resolves, with what a form shows: `{ok, check, nodes, error, hints}` (`hints`:
-   * roleHints, what to do about each permission the node's Role lacks); `error` is the
+   * Always resolves, with what a form shows: `{ok, check, nodes, error, hints, fix}` (`hints`:
+   * roleHints, one line per permission the node's Role lacks; `fix`: roleFix, the one line and
+   * the one command a person reads first); `error` is the
    * typed failure as plain data (`name`, `type`, `reason`, `message`, `retryable`), for
    * `check` itself or, with `ok` still true, for the optional node list. Messages come
    * from the adapter, which redacts tokens, keys and certificates; the kubeconfig's
@@ -152,15 +153,21 @@ class KubernetesApi {
     try {
       check = await this.check();
     } catch (error) {
-      return { ok: false, check: null, nodes: null, error: errors.toPlain(error), hints: [] };
+      return { ok: false, check: null, nodes: null, error: errors.toPlain(error), hints: [], fix: null };
     }
     const hints = roleHints(check);
-    if (!check.ok) return { ok: false, check, nodes: null, error: null, hints };
+    const fix = roleFix(check);
+    if (!check.ok) return { ok: false, check, nodes: null, error: null, hints, fix };
     try {
-      return { ok: true, check, nodes: await this.nodes(), error: null, hints };
+      return { ok: true, check, nodes: await this.nodes(), error: null, hints, fix };
     } catch (error) {
-      return { ok: true, check, nodes: null, error: errors.toPlain(error), hints };
+      return { ok: true, check, nodes: null, error: errors.toPlain(error), hints, fix };
     }
+  }
+
+  /** operationVerdict for code that holds the client (Manager's reconfigure job). */
+  operationVerdict(kind, providerId) {
+    return operationVerdict(kind, providerId);
   }
 
   /** The provider assigns the ID at create (like Docker): there is no VMID to allocate. */
@@ -449,6 +456,21 @@ function roleHints(check) {
 }
 
 /**
+ * The one thing to read when the node's Role lacks permissions, however many: a line saying
+ * what is missing and the one command that fixes it (rbac.md's, for the node's namespace).
+ * `roleHints` stays the full list, for a disclosure and the job log. null when nothing is missing.
+ */
+function roleFix(check) {
+  const hints = roleHints(check);
+  if (!hints.length) return null;
+  const summary = hints.length === 1
+    ? hints[0]
+    : `this node's Role lacks ${hints.length} permissions the adapter needs: apply rbac/role.yaml again`;
+  const command = `sed "s/namespace: manager$/namespace: ${check.namespace}/" rbac/role.yaml | kubectl apply -f -`;
+  return { summary, command, missing: hints.length };
+}
+
+/**
  * What a nodes list keeps of a connection test (Manager's `lastConnectionTest`): when, whether
  * it passed, one line of what it found, and the hints. The whole check document is not kept:
  * the list needs the verdict; the form runs the test again.
@@ -460,7 +482,16 @@ function connectionSummary(tested, at = new Date()) {
     summary = `namespace ${tested.check.namespace} ${tested.check.namespaceExists === false ? 'does not exist' : 'cannot be read'}`;
   } else if (tested.check.missingPermissions.length) summary = `missing permissions: ${tested.check.missingPermissions.join(', ')}`;
   else summary = `Server ${tested.check.serverVersion}, namespace ${tested.check.namespace} exists`;
-  return { at: at.toISOString(), ok: tested.ok, summary, hints: tested.hints || [] };
+  return { at: at.toISOString(), ok: tested.ok, summary, hints: tested.hints || [], fix: tested.fix || null };
+}
+
+/**
+ * The verdict an operation that reached the cluster leaves for the nodes list: it is also a
+ * connection that works (its Role let it through), so a "Test failed" kept from before the Role
+ * was applied again gives way to it without anyone pressing "Test connection".
+ */
+function operationVerdict(kind, providerId, at = new Date()) {
+  return { at: at.toISOString(), ok: true, summary: `${kind} of ${providerId} reached the cluster and succeeded`, hints: [], fix: null };
 }
 
 /** The node's kubeNamespace, `default` when unset (#459); refused unless a DNS-1123 label. */
@@ -517,7 +548,9 @@ module.exports.KubernetesApi = KubernetesApi;
 module.exports.CAPABILITIES = CAPABILITIES;
 module.exports.createMayHaveWritten = createMayHaveWritten;
 module.exports.roleHints = roleHints;
+module.exports.roleFix = roleFix;
 module.exports.connectionSummary = connectionSummary;
+module.exports.operationVerdict = operationVerdict;
 module.exports.errors = errors;
 module.exports.spec = spec;
 module.exports.feeds = defaultFeeds;

@@ -6,7 +6,8 @@
  */
 
 const { spawn } = require('node:child_process');
-const { ConfigurationError, EXIT_CODES, InternalError, OutputLostError, WaitTimeoutError, fromCliError } = require('./errors');
+const os = require('node:os');
+const { ConfigurationError, EXIT_CODES, InternalError, InterruptedError, OutputLostError, WaitTimeoutError, fromCliError } = require('./errors');
 
 const DEFAULT_PROCESS_TIMEOUT_MS = 15 * 60 * 1000;
 const KILL_GRACE_MS = 10 * 1000;
@@ -88,7 +89,16 @@ class AdapterCli {
             reject(new OutputLostError('OutputFailed', `kubectl-adapter ${args[0]} finished but its document was lost (${why}): read its status: ${err.trim().slice(-500)}`, {}, code));
             return;
           }
-          reject(new InternalError('InternalError', `kubectl-adapter printed no JSON (${why}): ${err.trim().slice(-500)}`, {}, code));
+          const killed = killedBy(code, signal);
+          if (killed) {
+            // Ended from outside before it could answer (an OOM kill, a `kill -9`, a job runner
+            // stopping): where it stopped is unknown, so retryable like Interrupted; the `-v`
+            // log's tail stays in details for whoever reads the job log, not in the headline.
+            reject(new InterruptedError('Interrupted', `the adapter was killed by signal ${killed.number} (${killed.name}) during ${args[0]}, before it answered; `
+              + 'it may have stopped anywhere: read the status, then retry', { signal: killed.name, log: err.trim().slice(-500) }, code));
+            return;
+          }
+          reject(new InternalError('InternalError', `kubectl-adapter ${args[0]} printed no JSON (${why})`, { log: err.trim().slice(-500) }, code));
           return;
         }
         const failure = doc !== null && typeof doc === 'object' && doc.error;
@@ -102,4 +112,21 @@ class AdapterCli {
   }
 }
 
-module.exports = { AdapterCli };
+/**
+ * The signal that ended a process which printed nothing: Node's `signal`, or a shell wrapper's
+ * exit 128 + N (137 for SIGKILL). null for an ordinary exit.
+ */
+function killedBy(code, signal) {
+  const byNumber = Object.entries(os.constants.signals);
+  if (signal) {
+    const found = byNumber.find(([name]) => name === signal);
+    return { name: signal, number: found ? found[1] : '?' };
+  }
+  if (typeof code === 'number' && code > 128 && code < 128 + 65) {
+    const found = byNumber.find(([, number]) => number === code - 128);
+    if (found) return { name: found[0], number: code - 128 };
+  }
+  return null;
+}
+
+module.exports = { AdapterCli, killedBy };

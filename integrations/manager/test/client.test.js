@@ -265,6 +265,14 @@ test('#460\'s connection failures are typed, through check() and a read, and car
   assert.equal(tested.ok, false);
   assert.equal(tested.error, null);
   assert.ok(tested.check.missingPermissions.includes('patch deployments (apps)'), tested.check.missingPermissions.join(', '));
+  // A person reads one line and one command; the full list is the hints (the form's disclosure).
+  const missing = tested.check.missingPermissions.length;
+  assert.ok(missing > 1 && tested.hints.length === missing, tested.hints.join('\n'));
+  assert.deepEqual(tested.fix, {
+    summary: `this node's Role lacks ${missing} permissions the adapter needs: apply rbac/role.yaml again`,
+    command: `sed "s/namespace: manager$/namespace: ${NS}/" rbac/role.yaml | kubectl apply -f -`,
+    missing,
+  });
   await assert.rejects(forbidden.nodes(), (e) => e instanceof errors.ForbiddenError && /cannot list resource "nodes"/.test(e.message));
   await assert.rejects(forbidden.clusterResources('lxc'), errors.ForbiddenError);
   assert.ok(!JSON.stringify(tested).includes(nobody.token));

@@ -144,11 +144,24 @@ test('roleHints: one line per missing permission, none when nothing is missing',
   assert.deepEqual(KubernetesApi.roleHints(null), []);
 });
 
+test('roleFix: one line and the one command, however many permissions are missing', () => {
+  const one = { namespace: 'apps', missingPermissions: ['watch pods (core)'] };
+  assert.deepEqual(KubernetesApi.roleFix(one), {
+    summary: "this node's Role lacks watch on pods: apply rbac/role.yaml again",
+    command: 'sed "s/namespace: manager$/namespace: apps/" rbac/role.yaml | kubectl apply -f -',
+    missing: 1,
+  });
+  const many = { namespace: 'apps', missingPermissions: ['get deployments (apps)', 'list deployments (apps)', 'watch pods (core)'] };
+  assert.equal(KubernetesApi.roleFix(many).summary, "this node's Role lacks 3 permissions the adapter needs: apply rbac/role.yaml again");
+  assert.equal(KubernetesApi.roleFix({ namespace: 'apps', missingPermissions: [] }), null);
+  assert.equal(KubernetesApi.roleFix(null), null);
+});
+
 test('connectionSummary: the verdict a nodes list keeps, one line and the hints', () => {
   const at = new Date('2026-12-02T05:00:00Z');
   const check = { namespace: 'apps', namespaceExists: true, missingPermissions: [], serverVersion: 'v1.32.0' };
   assert.deepEqual(KubernetesApi.connectionSummary({ ok: true, check, hints: [] }, at),
-    { at: '2026-12-02T05:00:00.000Z', ok: true, summary: 'Server v1.32.0, namespace apps exists', hints: [] });
+    { at: '2026-12-02T05:00:00.000Z', ok: true, summary: 'Server v1.32.0, namespace apps exists', hints: [], fix: null });
   const old = { ...check, missingPermissions: ['watch pods (core)'] };
   assert.deepEqual(KubernetesApi.connectionSummary({ ok: false, check: old, hints: KubernetesApi.roleHints(old) }, at).summary, 'missing permissions: watch pods (core)');
   assert.equal(KubernetesApi.connectionSummary({ ok: false, check: { ...check, namespaceExists: false } }, at).summary, 'namespace apps does not exist');

@@ -47,6 +47,10 @@ function runJob(rowId, adapter) {
   });
 }
 
+// Processes and a fresh sqlite schema per file: on a shared, loaded 2-core machine a hook takes
+// longer than jest's default 5 s.
+jest.setTimeout(30000);
+
 describe('the create job on a Kubernetes node', () => {
   let tmp;
   let site;
@@ -150,6 +154,17 @@ describe('the create job on a Kubernetes node', () => {
     expect(node.lastConnectionTest).toMatchObject({
       ok: false, summary: 'missing permissions: watch pods (core)',
       hints: ["this node's Role lacks watch on pods: apply rbac/role.yaml again"],
+    });
+  });
+
+  test('a create that succeeds after a refused one replaces the nodes list\'s failed verdict', async () => {
+    await node.update({ lastConnectionTest: { at: new Date(0).toISOString(), ok: false, summary: 'missing permissions: watch pods (core)', hints: ['x'] } });
+    const container = await row();
+    const job = await runJob(container.id, standInAdapter(tmp, {}));
+    expect(job.code).toBe(0);
+    await node.reload();
+    expect(node.lastConnectionTest).toMatchObject({
+      ok: true, summary: `create of apps/${container.hostname} reached the cluster and succeeded`, hints: [], fix: null,
     });
   });
 });

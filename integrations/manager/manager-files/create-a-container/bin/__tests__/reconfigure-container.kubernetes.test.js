@@ -45,6 +45,10 @@ function runJob(args, env) {
   });
 }
 
+// Processes and a fresh sqlite schema per file: on a shared, loaded 2-core machine a hook takes
+// longer than jest's default 5 s.
+jest.setTimeout(30000);
+
 describe('the reconfigure job on a Kubernetes node', () => {
   let tmp;
   let row;
@@ -93,4 +97,19 @@ describe('the reconfigure job on a Kubernetes node', () => {
     expect(calls(adapter.calls)).toEqual(['stop', 'status', 'reconfigure', 'start']);
     expect(job.out).toContain('Error type: RolloutFailed, retryable: false');
   });
+
+  test('a reconfigure that reached the cluster replaces the nodes list\'s failed verdict; a failed one keeps it', async () => {
+    const refused = { at: new Date(0).toISOString(), ok: false, summary: 'missing permissions: watch pods (core)', hints: ['x'] };
+    await node.update({ lastConnectionTest: refused });
+    const env = { ROW_ID: String(row.id), NODE_ID: String(node.id) };
+    const failed = await runJob([`--container-id=${row.id}`], { ...env, KUBECTL_ADAPTER: standInAdapter(tmp, { failReconfigure: true }).file });
+    expect(failed.code).toBe(1);
+    await node.reload();
+    expect(node.lastConnectionTest).toEqual(refused);
+    const job = await runJob([`--container-id=${row.id}`], { ...env, KUBECTL_ADAPTER: standInAdapter(tmp).file });
+    expect(job.code).toBe(0);
+    await node.reload();
+    expect(node.lastConnectionTest).toMatchObject({ ok: true, summary: 'reconfigure of apps/web reached the cluster and succeeded', hints: [] });
+  });
 });
+

@@ -40,6 +40,10 @@ const CHANGE = { what: 'image', change: 'changed', path: 'spec.template.spec.con
 const ADAPTER_DRIFT = { state: 'drifted', changes: [CHANGE], summary: 'image changed to nginx:1.28 by kubectl-set', restored: [] };
 const DRIFTED = { state: 'drifted', summary: 'image changed to nginx:1.28 by kubectl-set', changes: [CHANGE] };
 
+// Processes and a fresh sqlite schema per file: on a shared, loaded 2-core machine a hook takes
+// longer than jest's default 5 s.
+jest.setTimeout(30000);
+
 describe('container status and drift from a Kubernetes node', () => {
   test('decideStatus shows the node\'s own word when it is one of Manager\'s, else running/offline', () => {
     const base = { proxmoxReachable: true, inProxmox: true, hasVmid: true, creating: false, createFailed: false };

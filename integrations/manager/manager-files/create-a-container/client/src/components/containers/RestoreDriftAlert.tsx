@@ -8,11 +8,19 @@ import type { Container } from '@/lib/types';
 
 const JOB_POLL_MS = 2000;
 
+/** A job's headline, as the container JSON's creation headline is read: its last "... failed: " line, else its last line. */
+function jobHeadline(outputs: string[]): string | null {
+  const lines = outputs.flatMap((o) => o.split('\n')).map((l) => l.trim()).filter(Boolean);
+  const failedLines = lines.filter((l) => / failed: /.test(l));
+  return failedLines.at(-1) ?? lines.at(-1) ?? null;
+}
+
 /**
  * The edit page's drift notice: what changed outside Manager and "Restore Manager's
  * configuration" (PUT `{ restore: true }`, which queues the reconfigure job). While that job
  * runs the notice says so and links to it; when it ends the container is read again, so the
- * notice goes (or stays, with the job's outcome) without a reload. The outcome is said in the
+ * notice goes (or stays, with the job's outcome) without a reload; a failed restore says
+ * why (the job's headline) even when the drift is gone. The outcome is said in the
  * page: Manager's ToastProvider renders no ToastContainer, so a toast would never be seen.
  */
 export function RestoreDriftAlert({ c, siteId, canManage }: { c: Container; siteId?: string; canManage: boolean }) {
@@ -47,8 +55,31 @@ export function RestoreDriftAlert({ c, siteId, canManage }: { c: Container; site
     onSuccess: (result) => setJobId(result.jobId),
   });
 
+  // A failed restore says why: the job's "... failed: <message>" line (else its last line).
+  const failed = outcome !== null && outcome.status !== 'success';
+  const log = useQuery({
+    queryKey: [...keys.job(outcome?.jobId ?? 0), 'statuses'],
+    queryFn: () => queries.getJobStatuses(outcome!.jobId),
+    enabled: failed,
+  });
+  const headline = log.data ? jobHeadline(log.data.map((row) => row.output)) : null;
+
   const drifted = c.drift?.state === 'drifted';
   if (!drifted && !running) {
+    if (failed) {
+      return (
+        <Alert variant="danger" data-testid="restore-outcome">
+          <AlertDescription>
+            The restore job ended {outcome.status}
+            {headline ? `: ${headline}` : ''} (
+            <Link to={`/jobs/${outcome.jobId}`} className="underline">
+              job {outcome.jobId}
+            </Link>
+            )
+          </AlertDescription>
+        </Alert>
+      );
+    }
     if (outcome?.status !== 'success') return null;
     return (
       <Alert variant="success" data-testid="restore-outcome">
@@ -81,10 +112,12 @@ export function RestoreDriftAlert({ c, siteId, canManage }: { c: Container; site
         )}
         {outcome && outcome.status !== 'success' && (
           <span className="text-destructive" role="alert" data-testid="restore-outcome">
-            The restore job ended {outcome.status}:{' '}
+            The restore job ended {outcome.status}
+            {headline ? `: ${headline}` : ''} (
             <Link to={`/jobs/${outcome.jobId}`} className="underline">
               job {outcome.jobId}
             </Link>
+            )
           </span>
         )}
         {restore.isError && (

@@ -1,5 +1,5 @@
 import { Badge } from '@mieweb/ui';
-import type { Node } from '@/lib/types';
+import type { Node, RoleFix } from '@/lib/types';
 
 /**
  * What a Kubernetes node has instead of an IPv4 address, an API URL and stored credentials:
@@ -17,9 +17,9 @@ export function KubernetesTarget({ n }: { n: Node }) {
 }
 
 /**
- * The node's last connection test: a badge with its summary as tooltip, and each hint as a
- * line ("this node's Role lacks watch on pods: apply rbac/role.yaml again"), so an upgraded
- * node whose creates all fail says why in the list. "Not tested" until someone (or a create
+ * The node's last connection test: a badge with its summary as tooltip, and what the Role
+ * lacks ("this node's Role lacks watch on pods: apply rbac/role.yaml again", the command, the
+ * full list folded), so an upgraded node whose creates all fail says why in the list. "Not tested" until someone (or a create
  * refused for a permission) runs the test.
  */
 export function ConnectionVerdict({ n }: { n: Node }) {
@@ -36,11 +36,32 @@ export function ConnectionVerdict({ n }: { n: Node }) {
           {last.summary}
         </span>
       </span>
-      {last.hints.map((hint) => (
-        <span key={hint} className="text-xs text-destructive">
-          {hint}
-        </span>
-      ))}
+      <MissingPermissions fix={last.fix} hints={last.hints} />
+    </span>
+  );
+}
+
+/**
+ * What the node's Role lacks, for a person: one line saying what is missing, the one command
+ * that fixes it, and the full list (a context with no permissions has a dozen) behind a
+ * disclosure. A verdict kept before `fix` existed shows its first hint as the line.
+ */
+export function MissingPermissions({ fix, hints }: { fix?: RoleFix | null; hints: string[] }) {
+  if (!fix && !hints.length) return null;
+  return (
+    <span className="inline-flex flex-col gap-0.5 text-xs" data-testid="missing-permissions">
+      <span className="text-destructive">{fix ? fix.summary : hints[0]}</span>
+      {fix && <code className="select-all break-all font-mono">{fix.command}</code>}
+      {hints.length > 1 && (
+        <details>
+          <summary className="cursor-pointer text-muted-foreground">All {hints.length} missing permissions</summary>
+          <ul className="ml-4 list-disc">
+            {hints.map((hint) => (
+              <li key={hint}>{hint}</li>
+            ))}
+          </ul>
+        </details>
+      )}
     </span>
   );
 }

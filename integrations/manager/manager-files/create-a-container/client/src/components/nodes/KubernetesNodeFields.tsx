@@ -3,6 +3,8 @@ import type { UseFormRegisterReturn } from 'react-hook-form';
 import { z } from 'zod';
 import { Alert, AlertDescription, Badge, Button, Input } from '@mieweb/ui';
 import { api, ApiError } from '@/lib/api';
+import type { RoleFix } from '@/lib/types';
+import { MissingPermissions } from '@/components/nodes/KubernetesNode';
 
 /**
  * #459's fields of a Kubernetes node, for the node form's schema. A form sends strings
@@ -38,6 +40,7 @@ interface ConnectionTest {
   nodes: { name: string; ready: boolean; internalIp: string | null; externalIp: string | null }[] | null;
   error: { name: string; message: string } | null;
   hints: string[];
+  fix: RoleFix | null;
 }
 
 /** The one line a connection test comes to, as the nodes list shows it (connectionSummary). */
@@ -123,9 +126,7 @@ export function KubernetesNodeFields({
                 {n.name}: {n.ready ? 'Ready' : 'NotReady'}, internal IP {n.internalIp || '-'}, external IP {n.externalIp || '-'}
               </div>
             ))}
-            {answer.hints.map((hint) => (
-              <div key={hint}>{hint}</div>
-            ))}
+            <MissingPermissions fix={answer.fix} hints={answer.hints} />
           </AlertDescription>
         </Alert>
       )}

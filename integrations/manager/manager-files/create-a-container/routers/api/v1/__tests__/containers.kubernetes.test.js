@@ -40,6 +40,10 @@ process.exit(1);
   return file;
 }
 
+// Processes and a fresh sqlite schema per file: on a shared, loaded 2-core machine a hook takes
+// longer than jest's default 5 s.
+jest.setTimeout(30000);
+
 describe('a Kubernetes container whose create failed after its apply', () => {
   let app;
   let ownerKey;

@@ -37,6 +37,10 @@ process.exit(9);
   return file;
 }
 
+// Processes and a fresh sqlite schema per file: on a shared, loaded 2-core machine a hook takes
+// longer than jest's default 5 s.
+jest.setTimeout(30000);
+
 describe('Kubernetes nodes', () => {
   let app;
   let adminKey;
