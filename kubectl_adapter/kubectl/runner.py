@@ -32,7 +32,7 @@ from .config import ClusterConfig, discovery_stamp, kubeconfig_looked_for, kubec
 from .config import kubectl_environment as kubectl_environment
 from .outcome import KubectlResult as KubectlResult
 from .outcome import WatchEnd as WatchEnd
-from .transcript import Wait, kubectl_stderr, seconds_arg, watched, watches
+from .transcript import Wait, kubectl_stderr, seconds_arg, waits_by_hand, watched, watches
 from .transcript import command as transcript_command
 from .transcript import display as transcript_display
 from .transcript import outcome as transcript_outcome
@@ -350,6 +350,14 @@ class KubectlRunner:
             deadline_at=self._deadline_at,
         )  # fmt: skip
         return WatchEnd(None, error)
+
+    def log_by_hand(self, by_hand: Sequence[str], total: float, namespace: str | None) -> None:
+        """Under ``-v``: the command that waits as watches started before a write do, logged
+        after that write, where it pastes (``transcript.waits_by_hand``)."""
+        verbose = int(self.config.verbose)
+        if verbose:
+            argv = self.argv(by_hand, namespace=namespace, request_timeout=False)
+            _log("%s", waits_by_hand(argv, total, kubectl_verbosity=verbose > 1))
 
     def _by_hand(self, wait: Wait, namespace: str | None) -> list[str] | None:
         if not wait.by_hand:

@@ -19,6 +19,7 @@ from ..contract.models import (
     NodeInfo,
     Snapshot,
 )
+from ..contract.naming import parse_provider_id
 from ..kubectl.config import ClusterConfig
 from ..kubectl.runner import KubectlRunner
 from .workload import Workloads
@@ -79,13 +80,13 @@ class KubernetesProvider:
         """Scale to 1 and wait until available; a running workload is left alone."""
         from . import lifecycle
 
-        return lifecycle.start(self.workloads, provider_id, container_id)
+        return lifecycle.start(self.workloads, parse_provider_id(provider_id), container_id)
 
     def stop(self, provider_id: str, container_id: str | None = None) -> Snapshot | DryRunPlan:
         """Scale to 0 and wait until the pods are gone; the Deployment stays."""
         from . import lifecycle
 
-        return lifecycle.stop(self.workloads, provider_id, container_id)
+        return lifecycle.stop(self.workloads, parse_provider_id(provider_id), container_id)
 
     def reconfigure(
         self, provider_id: str, spec: ContainerSpec, *, rollback_on_failure: bool = False
@@ -94,7 +95,10 @@ class KubernetesProvider:
         from . import reconfigure
 
         return reconfigure.reconfigure(
-            self.workloads, provider_id, spec, rollback_on_failure=rollback_on_failure
+            self.workloads,
+            parse_provider_id(provider_id),
+            spec,
+            rollback_on_failure=rollback_on_failure,
         )
 
     def delete(
@@ -103,7 +107,7 @@ class KubernetesProvider:
         """Foreground-delete the Deployment: Kubernetes garbage-collects ReplicaSets and Pods."""
         from . import lifecycle
 
-        return lifecycle.delete(self.workloads, provider_id, container_id)
+        return lifecycle.delete(self.workloads, parse_provider_id(provider_id), container_id)
 
     def network(self, provider_id: str) -> NetworkInfo:
         """The current Ready Pod's IP: ephemeral, never an identity."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..contract.errors import AdapterError, Conflict, InvalidInput
 from ..contract.models import DryRunPlan, Snapshot
@@ -11,7 +11,6 @@ from ..contract.naming import (
     ROLLBACK_ANNOTATION,
     ProviderId,
     deployment_selector,
-    parse_provider_id,
 )
 from ..contract.spec import ContainerSpec
 from ..kubectl import commands
@@ -24,8 +23,8 @@ from ..rules.restore import restore_patch, taken_back
 from ..rules.rollback_mark import mark, revision_of
 from ..rules.snapshots import build_snapshot
 from ..rules.status import desired_replicas
-from . import plans
-from .preflight import check_wait_permissions
+from . import awaited, plans
+from .waits import Wait, Write
 from .workload import Workloads
 
 # Reconfigure re-reads and applies again when only the resourceVersion moved on (a status
@@ -34,56 +33,96 @@ from .workload import Workloads
 APPLY_ATTEMPTS = 3
 
 
+class _Steps(NamedTuple):
+    """reconfigure's commands in the order they run: the read, the wait's watches (only
+    when it runs: a stopped workload's reconfigure has no rollout to wait for), the apply,
+    and the patch that takes back what another manager added (when the read shows some)."""
+
+    get: plans.Step
+    watch: plans.Step | None
+    apply: plans.Step
+    restore: plans.Step | None
+
+    def shown(self) -> list[plans.Step]:
+        return [step for step in self if step is not None]
+
+
+def _steps(workloads: Workloads, provider_id: ProviderId, before: dict[str, Any]) -> _Steps:
+    name = provider_id.name
+    watch = None
+    if desired_replicas(before) != 0:
+        by_hand = commands.rollout_status(name, workloads.config.timeout)
+        watch = plans.watch_step(
+            name,
+            deployment_selector(before),
+            by_hand,
+            "unless the apply shows the rollout complete",
+        )
+    return _Steps(
+        plans.Step(commands.get_deployment(name)),
+        watch,
+        plans.Step(commands.apply_read_back()),
+        _restore_step(name, before),
+    )
+
+
 def reconfigure(
-    node: Workloads, provider_id: str, spec: ContainerSpec, *, rollback_on_failure: bool = False
+    workloads: Workloads,
+    provider_id: ProviderId,
+    spec: ContainerSpec,
+    *,
+    rollback_on_failure: bool = False,
 ) -> Snapshot | DryRunPlan:
     """Re-apply the Pod template from ``spec``; same Deployment, replicas untouched."""
-    pid = parse_provider_id(provider_id)
-    if spec.hostname != pid.name:
+    if spec.hostname != provider_id.name:
         raise InvalidInput(
             f"spec hostname {spec.hostname!r} differs from the provider ID's name "
-            f"{pid.name!r}; identity cannot change on reconfigure",
-            {"field": "hostname", "spec": spec.hostname, "providerId": str(pid)},
+            f"{provider_id.name!r}; identity cannot change on reconfigure",
+            {"field": "hostname", "spec": spec.hostname, "providerId": str(provider_id)},
         )
-    apply = commands.apply_read_back()
-    before = node.require_deployment(pid)
-    check_reconfigurable(node, before, spec)
-    selector = deployment_selector(before)
-    if node.config.dry_run:
-        stopped = desired_replicas(before) == 0
+    read = workloads.require_deployment(provider_id)
+    check_reconfigurable(workloads, read, spec)
+    selector = deployment_selector(read)
+    steps = _steps(workloads, provider_id, read)
+    if workloads.config.dry_run:
         return plans.build(
-            node.runner,
-            (commands.get_deployment(pid.name), ""),
-            *([] if stopped else [plans.wait_permissions_step(pid.namespace)]),
-            (apply, ""),
-            *_restore_plan(pid.name, before),
-            *(
-                []
-                if stopped
-                else [
-                    plans.watch_step(
-                        pid.name,
-                        selector,
-                        commands.rollout_status(pid.name, node.config.timeout),
-                        "unless the apply shows the rollout complete",
-                    )
-                ]
-            ),
-            namespace=pid.namespace,
-            manifest=render_manifest(spec, pid.namespace, precondition(before)),
+            workloads.runner,
+            *steps.shown(),
+            namespace=provider_id.namespace,
+            manifest=render_manifest(spec, provider_id.namespace, precondition(read)),
         )
-    if desired_replicas(before) != 0:  # a stopped workload's reconfigure does not wait
-        check_wait_permissions(node.runner, pid, "reconfigure")
-    before, after = apply_pinned(node, pid, spec, before, apply)
-    after = restore(node, pid, after)
+    applied: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+
+    def apply() -> Wait | dict[str, Any]:
+        before, after = apply_pinned(workloads, provider_id, spec, read, steps.apply.args)
+        after = restore(workloads, provider_id, after)
+        applied["made"] = (before, after)
+        if desired_replicas(after) == 0:  # a stopped workload's reconfigure does not wait
+            return after
+        return awaited.rollout(
+            workloads, provider_id, selector, uid_of(before), "reconfigure", after
+        )
+
+    wait: Wait | None = None
+    write: Write | None = None
+    final: dict[str, Any] = {}
+    if steps.watch is None:
+        made = apply()
+        wait = None if isinstance(made, dict) else made
+    else:
+        left = f"deployment {provider_id} has the new Pod template, its rollout not awaited"
+        write = Write("reconfigure", provider_id, apply, left)
+    if wait is not None or write is not None:
+        try:
+            final = awaited.rolled_out(workloads, provider_id, selector, wait=wait, write=write)
+        except AdapterError as exc:
+            failed = exc.type in ("RolloutFailed", "Timeout") and "made" in applied
+            if rollback_on_failure and failed:
+                raise rollback(workloads, provider_id, selector, exc) from exc
+            raise
+    before, after = applied["made"]
     if desired_replicas(after) == 0:
-        return _saying_restored(stopped_answer(pid, uid_of(before), after), before)
-    try:
-        final = node.wait(pid, selector, uid_of(before), "reconfigure", after)
-    except AdapterError as exc:
-        if rollback_on_failure and exc.type in ("RolloutFailed", "Timeout"):
-            raise rollback(node, pid, selector, exc) from exc
-        raise
+        return _saying_restored(stopped_answer(provider_id, uid_of(before), after), before)
     # The Deployment the wait ended on: "1/1 available" with the new template; no read for
     # the Pod IP (``status`` and ``network`` give it).
     return _saying_restored(build_snapshot(final, [], []), before)
@@ -113,14 +152,14 @@ def restore(node: Workloads, pid: ProviderId, applied: dict[str, Any]) -> dict[s
     return patched if isinstance(patched, dict) else applied
 
 
-def _restore_plan(name: str, before: dict[str, Any]) -> list[plans.Step]:
+def _restore_step(name: str, before: dict[str, Any]) -> plans.Step | None:
     """The patch step, when the Deployment read shows fields another manager added (the real
     run decides from the applied Deployment, which can only show fewer)."""
     patch = restore_patch(before, drift(before))
     if patch is None:
-        return []
+        return None
     text = json.dumps(patch, separators=(",", ":"), sort_keys=True)
-    return [plans.Step(commands.restore(name, text), "takes back what another manager added")]
+    return plans.Step(commands.restore(name, text), "takes back what another manager added")
 
 
 def _saying_restored(snapshot: Snapshot, before: dict[str, Any]) -> Snapshot:
@@ -188,7 +227,8 @@ def rollback(
             ["rollout", "undo", f"deployment/{pid.name}", "-o", "json"], namespace=pid.namespace
         )
         failed = revision_of(undone if isinstance(undone, dict) else None)
-        final = node.wait(pid, selector, None, "reconfigure")
+        wait = awaited.rollout(node, pid, selector, None, "reconfigure")
+        final = awaited.rolled_out(node, pid, selector, wait=wait)
         outcome["succeeded"] = True
         now = revision_of(final)
         outcome["message"] = (
