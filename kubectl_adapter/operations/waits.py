@@ -263,6 +263,7 @@ class _Watched:
         self.checked = checked  # suspects a read cleared: not read again for the same reason
         self.deployment: Document | None = None
         self.written: int | None = None  # the write's resourceVersion: older states are past
+        self.shown: int | None = None  # the resourceVersion of the last Deployment event
         self.pods: dict[str, Document] = {}
         self.listed = [False, False]
         self.wake: float | None = None
@@ -286,6 +287,7 @@ class _Watched:
             older = version is not None and self.written is not None and version < self.written
             if kind != "DELETED" and older:
                 return  # a state from before the write, read after its answer
+            self.shown = version  # a deletion's too: the state after it is "gone"
             self.deployment = None if kind == "DELETED" else obj
             self.counts = _counts(obj) if kind != "DELETED" else "the Deployment was deleted"
         else:
@@ -331,8 +333,10 @@ class _Watched:
                 return True
             self.wait = made
             if self.wait.start is not None:
-                self.deployment = self.wait.start
                 self.written = _resource_version(self.wait.start)
+                shown, written = self.shown, self.written
+                if shown is None or written is None or shown < written:
+                    self.deployment = self.wait.start  # the watch has not shown it yet
             if self.wait.watches != self.watches:
                 self.restart = True
                 return True
