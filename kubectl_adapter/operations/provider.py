@@ -60,13 +60,13 @@ class KubernetesProvider:
         """Never raises for an unreachable or refusing API: that answer is ``unknown``."""
         from . import reading
 
-        return reading.status(self.workloads, provider_id)
+        return reading.status(self.workloads, parse_provider_id(provider_id))
 
     def describe(self, provider_id: str) -> Description:
         """The status with the why behind it: Pods, container states, conditions, events."""
         from . import describing
 
-        return describing.describe(self.workloads, provider_id)
+        return describing.describe(self.workloads, parse_provider_id(provider_id))
 
     def list(self, node_id: str | None = None) -> builtins.list[Snapshot]:
         """Every Manager workload of this node: one kubectl call, whatever their number."""
@@ -113,7 +113,7 @@ class KubernetesProvider:
         """The current Ready Pod's IP: ephemeral, never an identity."""
         from . import reading
 
-        return reading.network(self.workloads, provider_id)
+        return reading.network(self.workloads, parse_provider_id(provider_id))
 
     def check(self) -> CheckResult:
         """kubectl and API reachable, namespace present, and every permission, one by one."""
@@ -135,8 +135,9 @@ class KubernetesProvider:
             from . import describing
 
             assert provider_id is not None
-            return describing.describe_plan(self.workloads, provider_id)
+            return describing.describe_plan(self.workloads, parse_provider_id(provider_id))
         from . import reading
 
-        namespace = self.namespace() if provider_id is None else None
-        return reading.read_plan(self.workloads, namespace, command, provider_id)
+        if provider_id is None:
+            return reading.read_plan(self.workloads, self.namespace(), command)
+        return reading.read_plan(self.workloads, None, command, parse_provider_id(provider_id))

@@ -128,7 +128,7 @@ def reconfigure(
     return _saying_restored(build_snapshot(final, [], []), before)
 
 
-def stopped_answer(pid: ProviderId, uid: str | None, applied: dict[str, Any]) -> Snapshot:
+def stopped_answer(provider_id: ProviderId, uid: str | None, applied: dict[str, Any]) -> Snapshot:
     """A stopped Deployment's snapshot from what the apply (or restore patch) printed, with no
     wait: there is no Pod to roll out, so the new template has nothing to wait for until a
     start, whose own wait rolls it out. The apply was pinned to the uid and resourceVersion
@@ -137,18 +137,22 @@ def stopped_answer(pid: ProviderId, uid: str | None, applied: dict[str, Any]) ->
     apply is another job's, after this one: the answer says the Deployment as this one left
     it. Its ``observedGeneration`` is the controller's, which may not have seen the new
     generation yet."""
-    rollout_event(pid, "ADDED", applied, uid, "reconfigure")
+    rollout_event(provider_id, "ADDED", applied, uid, "reconfigure")
     return build_snapshot(applied, [], [])
 
 
-def restore(node: Workloads, pid: ProviderId, applied: dict[str, Any]) -> dict[str, Any]:
+def restore(
+    workloads: Workloads, provider_id: ProviderId, applied: dict[str, Any]
+) -> dict[str, Any]:
     """Remove what another manager added and the apply left (one ``kubectl patch``, only when
     there is something); returns the Deployment as it is then."""
     patch = restore_patch(applied, drift(applied))
     if patch is None:
         return applied
     text = json.dumps(patch, separators=(",", ":"), sort_keys=True)
-    patched = node.runner.run_json(commands.restore(pid.name, text), namespace=pid.namespace)
+    patched = workloads.runner.run_json(
+        commands.restore(provider_id.name, text), namespace=provider_id.namespace
+    )
     return patched if isinstance(patched, dict) else applied
 
 
@@ -173,8 +177,10 @@ def _saying_restored(snapshot: Snapshot, before: dict[str, Any]) -> Snapshot:
     return snapshot
 
 
-def check_reconfigurable(node: Workloads, deployment: dict[str, Any], spec: ContainerSpec) -> None:
-    check_ownership(deployment, node_id=node.config.node_id)
+def check_reconfigurable(
+    workloads: Workloads, deployment: dict[str, Any], spec: ContainerSpec
+) -> None:
+    check_ownership(deployment, node_id=workloads.config.node_id)
     check_identity(deployment, spec.container_id, spec.node_id)
     # A paused Deployment (Manager never pauses) is drift like any other: the restore patch
     # after the apply takes the pause back, so the new template rolls out. Were it left
@@ -182,8 +188,8 @@ def check_reconfigurable(node: Workloads, deployment: dict[str, Any], spec: Cont
 
 
 def apply_pinned(
-    node: Workloads,
-    pid: ProviderId,
+    workloads: Workloads,
+    provider_id: ProviderId,
     spec: ContainerSpec,
     read: dict[str, Any],
     apply: list[str],
@@ -193,29 +199,31 @@ def apply_pinned(
     uid = uid_of(read)
     refused: Conflict | None = None
     for _ in range(APPLY_ATTEMPTS):
-        manifest = render_manifest(spec, pid.namespace, precondition(read))
+        manifest = render_manifest(spec, provider_id.namespace, precondition(read))
         try:
-            applied = node.runner.run_json(apply, namespace=pid.namespace, stdin=manifest)
+            applied = workloads.runner.run_json(
+                apply, namespace=provider_id.namespace, stdin=manifest
+            )
             return read, applied or {}
         except Conflict as exc:
             refused = exc
-            current = node.get_deployment(pid)
-            problem = changed_under_apply(pid, current, uid)
+            current = workloads.get_deployment(provider_id)
+            problem = changed_under_apply(provider_id, current, uid)
             if problem is not None:
                 problem.details.setdefault("kubectl", exc.details)
                 raise problem from exc
             assert current is not None  # changed_under_apply said it exists
-            check_reconfigurable(node, current, spec)
+            check_reconfigurable(workloads, current, spec)
             read = current
     raise Conflict(
-        f"deployment {pid} kept changing while reconfigure applied the new spec "
+        f"deployment {provider_id} kept changing while reconfigure applied the new spec "
         f"({APPLY_ATTEMPTS} attempts refused by the resourceVersion precondition)",
-        {"providerId": str(pid), "kubectl": refused.details if refused else {}},
+        {"providerId": str(provider_id), "kubectl": refused.details if refused else {}},
     )
 
 
 def rollback(
-    node: Workloads, pid: ProviderId, selector: str, failure: AdapterError
+    workloads: Workloads, provider_id: ProviderId, selector: str, failure: AdapterError
 ) -> AdapterError:
     """Undo the failed rollout, wait for it, and report both outcomes."""
     outcome: dict[str, Any] = {"performed": True}
@@ -223,19 +231,20 @@ def rollback(
     try:
         # -o json prints the Deployment as it was read before the undo: its revision is
         # the one that failed.
-        undone = node.runner.run_json(
-            ["rollout", "undo", f"deployment/{pid.name}", "-o", "json"], namespace=pid.namespace
+        undone = workloads.runner.run_json(
+            ["rollout", "undo", f"deployment/{provider_id.name}", "-o", "json"],
+            namespace=provider_id.namespace,
         )
         failed = revision_of(undone if isinstance(undone, dict) else None)
-        wait = awaited.rollout(node, pid, selector, None, "reconfigure")
-        final = awaited.rolled_out(node, pid, selector, wait=wait)
+        wait = awaited.rollout(workloads, provider_id, selector, None, "reconfigure")
+        final = awaited.rolled_out(workloads, provider_id, selector, wait=wait)
         outcome["succeeded"] = True
         now = revision_of(final)
         outcome["message"] = (
             f"rolled back to the previous revision, which is available (revision {now}; "
             f"revision {failed} failed)"
         )
-        outcome["marked"] = _mark(node, pid, failed, now)
+        outcome["marked"] = _mark(workloads, provider_id, failed, now)
     except AdapterError as exc:
         outcome["succeeded"] = False
         outcome["message"] = f"{exc.type}: {exc.message}"
@@ -245,22 +254,30 @@ def rollback(
     if outcome.get("succeeded") and failed is not None:
         # The undo replaced the failed revision's Pods: a `kubectl logs`/`describe pod` of
         # one would answer NotFound. What that revision ran is still in its ReplicaSet.
-        step = f"kubectl rollout history deployment/{pid.name} -n {pid.namespace} " + (
-            f"--revision={failed}"
+        step = (
+            f"kubectl rollout history deployment/{provider_id.name} -n {provider_id.namespace} "
+            + (f"--revision={failed}")
         )
         details["nextStep"] = step
     tail = f" | next step: {step}" if step else ""
     return type(failure)(f"{said} | rollback: {outcome['message']}{tail}", details)
 
 
-def _mark(node: Workloads, pid: ProviderId, failed: str | None, revision: str | None) -> bool:
+def _mark(
+    workloads: Workloads, provider_id: ProviderId, failed: str | None, revision: str | None
+) -> bool:
     """Annotate the Deployment with the rollback (``rollback_mark``), so ``describe`` names it
     as a rollback, not as a change by kubectl; best effort: False when it could not."""
     value = mark(failed, revision, clock.utc_now().strftime("%Y-%m-%dT%H:%M:%SZ"))
     try:
-        node.runner.run(
-            ["annotate", f"deployment/{pid.name}", f"{ROLLBACK_ANNOTATION}={value}", "--overwrite"],
-            namespace=pid.namespace,
+        workloads.runner.run(
+            [
+                "annotate",
+                f"deployment/{provider_id.name}",
+                f"{ROLLBACK_ANNOTATION}={value}",
+                "--overwrite",
+            ],
+            namespace=provider_id.namespace,
         )
     except AdapterError:
         return False

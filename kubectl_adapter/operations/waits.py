@@ -76,7 +76,7 @@ class Write(NamedTuple):
     ``left`` says what it leaves if that wait is refused after it."""
 
     verb: str
-    pid: ProviderId
+    provider_id: ProviderId
     run: Callable[[], Wait | Document]
     left: str
 
@@ -119,15 +119,15 @@ def refused(error: AdapterError, write: Write) -> AdapterError:
     """A watch refused before the write: the command ends with nothing written, naming the
     permission the Role lacks."""
     if not isinstance(error, Forbidden):
-        error.details.update({"providerId": str(write.pid), "writeSent": False})
+        error.details.update({"providerId": str(write.provider_id), "writeSent": False})
         return error
-    details = {**error.details, "providerId": str(write.pid), "writeSent": False}
+    details = {**error.details, "providerId": str(write.provider_id), "writeSent": False}
     label = refused_label(error.message)
     if label is None:
         return Forbidden(f"{error.message}; nothing was changed", details)
     details["missingPermissions"] = [label]
     return Forbidden(
-        f"{write.verb} of {write.pid} needs {label} for its wait, which this node's Role "
+        f"{write.verb} of {write.provider_id} needs {label} for its wait, which this node's Role "
         "does not grant (a Role from before this version: apply rbac/role.yaml again); "
         "nothing was changed",
         details,
@@ -140,7 +140,7 @@ def refused_after(error: AdapterError, write: Write) -> AdapterError:
     if not isinstance(error, Forbidden):
         return error
     details = dict(error.details)
-    details.update({"providerId": str(write.pid), "writeSent": True, "written": write.left})
+    details.update({"providerId": str(write.provider_id), "writeSent": True, "written": write.left})
     return Forbidden(
         f"{error.message} | {write.verb} had already written: {write.left}; run it again "
         "once the Role grants what is missing (apply rbac/role.yaml again)",
@@ -226,9 +226,9 @@ def _out_of_time(wait: Wait | None, pending: Write | None, budget: float) -> Ada
         return wait.on_timeout()
     assert pending is not None
     return Timeout(
-        f"{pending.verb} of {pending.pid}: the API server did not answer its wait's watches "
-        f"within {budget:g}s; nothing was changed",
-        {"providerId": str(pending.pid), "writeSent": False},
+        f"{pending.verb} of {pending.provider_id}: the API server did not answer its wait's "
+        f"watches within {budget:g}s; nothing was changed",
+        {"providerId": str(pending.provider_id), "writeSent": False},
     )
 
 

@@ -23,7 +23,9 @@ class Workloads:
         self.config = config
         self.runner = runner
 
-    def get_deployment(self, pid: ProviderId, *, absent_ok: bool = True) -> dict[str, Any] | None:
+    def get_deployment(
+        self, provider_id: ProviderId, *, absent_ok: bool = True
+    ) -> dict[str, Any] | None:
         """The Deployment, or None when the API server says 404 (kubectl's NotFound error).
 
         Not ``--ignore-not-found``: with it an absent object prints nothing, and so would a
@@ -31,16 +33,18 @@ class Workloads:
         ``absent_ok``: the operation goes on without it (the ``-v`` log says so)."""
         try:
             found = self.runner.run_json(
-                commands.get_deployment(pid.name), namespace=pid.namespace, absent_ok=absent_ok
+                commands.get_deployment(provider_id.name),
+                namespace=provider_id.namespace,
+                absent_ok=absent_ok,
             )
         except NotFound:
             return None
         return found if isinstance(found, dict) else None
 
-    def require_deployment(self, pid: ProviderId) -> dict[str, Any]:
-        deployment = self.get_deployment(pid, absent_ok=False)
+    def require_deployment(self, provider_id: ProviderId) -> dict[str, Any]:
+        deployment = self.get_deployment(provider_id, absent_ok=False)
         if deployment is None:
-            raise NotFound(f"deployment {pid} not found", {"providerId": str(pid)})
+            raise NotFound(f"deployment {provider_id} not found", {"providerId": str(provider_id)})
         return deployment
 
     def read_owned(self, namespace: str, selector: str) -> tuple[list[Any], list[Any]]:
@@ -84,32 +88,35 @@ class Workloads:
 
         return PodOwners(read)
 
-    def find_deployment(self, pid: ProviderId) -> dict[str, Any] | None:
+    def find_deployment(self, provider_id: ProviderId) -> dict[str, Any] | None:
         """The Deployment by name, as a list: not the object's own path (which may be the
         one that answered a false 404)."""
-        data = self.runner.run_json(commands.find_deployment(pid.name), namespace=pid.namespace)
+        data = self.runner.run_json(
+            commands.find_deployment(provider_id.name), namespace=provider_id.namespace
+        )
         items = (data or {}).get("items") or []
         return items[0] if items else None
 
     def set_replicas(
-        self, pid: ProviderId, patch: list[str], container_id: str | None
+        self, provider_id: ProviderId, patch: list[str], container_id: str | None
     ) -> dict[str, Any]:
         """``patch`` (``commands.patch_replicas``: the ownership tests in the same request);
         the Deployment as it is after it. A refused test costs one read, to say whose it is."""
         try:
-            patched = self.runner.run_json(patch, namespace=pid.namespace)
+            patched = self.runner.run_json(patch, namespace=provider_id.namespace)
         except NotFound as exc:
             raise NotFound(
-                f"deployment {pid} not found", {"providerId": str(pid), "kubectl": exc.details}
+                f"deployment {provider_id} not found",
+                {"providerId": str(provider_id), "kubectl": exc.details},
             ) from exc
         except InvalidInput as exc:  # 422: a test operation failed, nothing was changed
-            current = self.require_deployment(pid)
+            current = self.require_deployment(provider_id)
             check_ownership(current, container_id=container_id, node_id=self.config.node_id)
             raise Conflict(
-                f"deployment {pid} changed owner labels while it was scaled; nothing was "
+                f"deployment {provider_id} changed owner labels while it was scaled; nothing was "
                 "changed: retry",
-                {"providerId": str(pid), "kubectl": exc.details},
+                {"providerId": str(provider_id), "kubectl": exc.details},
             ) from exc
         if not isinstance(patched, dict):
-            raise NotFound(f"deployment {pid} not found", {"providerId": str(pid)})
+            raise NotFound(f"deployment {provider_id} not found", {"providerId": str(provider_id)})
         return patched
