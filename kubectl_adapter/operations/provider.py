@@ -1,8 +1,9 @@
 """Manager's Kubernetes provider: the list of Manager's operations on one node.
 
 Each operation's steps live in the module named for it (``create``, ``lifecycle``,
-``reconfigure``, ``reading``, ``listing``, ``cluster_checks``); the reads and waits they share
-live in ``workload``. This class only binds them to one node's configuration and runner.
+``reconfigure``, ``reading``, ``listing``, ``cluster_checks``); the reads they share live in
+``workload``, the wait in ``waits``. This class only binds them to one node's configuration
+and runner, and parses each provider ID once (``ProviderId``, never a process ID).
 """
 
 from __future__ import annotations
