@@ -9,11 +9,9 @@ diagnostics, naming the Pods that held it), and the kubectl command that waits t
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..contract.errors import AdapterError, RolloutFailed, Timeout
-from ..contract.models import Snapshot
 from ..contract.naming import (
     NAME_LABEL,
     ProviderId,
@@ -23,17 +21,17 @@ from ..contract.naming import (
     selector_string,
 )
 from ..kubectl import commands
-from ..rules import clock
-from ..rules.pod_words import stop_headline, wait_for_pods_command
-from ..rules.pods import is_live
-from ..rules.races import not_running, rollout_event
-from ..rules.selection import select_owned
-from ..rules.snapshots import build_snapshot
-from ..rules.status import rollout_check
-from ..rules.wait_verdicts import Seen, Verdict, holds_stop, rollout_verdict, stop_verdict
-from .pod_owners import pod_names
 from .waits import Wait, Write, await_, timed_out, wait_budget
 from .workload import Workloads
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from ..contract.models import Snapshot
+    from ..rules.wait_verdicts import Seen, Verdict
+
+# The rules each wait judges with are imported when the wait is described, after the write:
+# its watches, a command's first kubectl, start before them (tests/cli/test_startup.py).
 
 Document = dict[str, Any]
 
@@ -71,6 +69,14 @@ def rollout(
     """Until the rollout is complete: the Deployment's and its Pods' watches judge every
     change at once (deleted, replaced, stopped, paused, past its progress deadline, a Pod
     that cannot start: ``wait_verdicts.rollout_verdict``)."""
+    from ..rules import clock
+    from ..rules.pods import is_live
+    from ..rules.races import rollout_event
+    from ..rules.selection import select_owned
+    from ..rules.status import rollout_check
+    from ..rules.wait_verdicts import rollout_verdict
+    from .pod_owners import pod_names
+
     namespace, name = provider_id.namespace, provider_id.name
     explain = workloads.explainer(namespace, name, selector)
     owners = workloads.pod_owners(namespace, selector)
@@ -132,6 +138,9 @@ def pods_gone(
 ) -> Wait:
     """Until the controller has observed the scale to 0 and no Pod the Deployment owns is
     left (``wait_verdicts.stop_verdict``); a timeout names the Pods that held it."""
+    from ..rules.wait_verdicts import holds_stop, stop_verdict
+    from .pod_owners import pod_names
+
     owners = workloads.pod_owners(provider_id.namespace, selector)
 
     def judge(seen: Seen, now: datetime) -> Verdict:
@@ -157,7 +166,10 @@ def stop_timed_out(
     """What a stop that ran out of time says: what is done (the scale to 0) and what is not
     (the Pods left, terminating since when, in which grace period); the next step follows
     them. ``details.holding`` names them."""
+    from ..rules import clock
     from ..rules.diagnostics import explain
+    from ..rules.pod_words import stop_headline, wait_for_pods_command
+    from .pod_owners import pod_names
 
     namespace = provider_id.namespace
     try:
@@ -226,6 +238,9 @@ def running(provider_id: ProviderId, deployment: Document, uid: str | None, verb
     never stores it). Another job may have stopped, deleted or replaced the Deployment
     meanwhile; the watch says so as it happens, and ``not_running`` judges that last state
     once more."""
+    from ..rules.races import not_running
+    from ..rules.snapshots import build_snapshot
+
     snapshot = build_snapshot(deployment, [], [])
     problem = not_running(provider_id, deployment, uid, snapshot.status, snapshot.message, verb)
     if problem is not None:

@@ -7,19 +7,22 @@ takes its arguments from the same steps.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..contract.errors import AdapterError, NotFound, Timeout
-from ..contract.models import DeleteResult, DryRunPlan, Snapshot
 from ..contract.naming import ProviderId, deployment_selector, owner_labels
 from ..kubectl import commands, progress
 from ..kubectl.runner import process_bound
 from ..rules.ownership import check_ownership
-from ..rules.races import not_deleted, uid_of
-from ..rules.snapshots import build_snapshot
 from . import awaited, plans
 from .waits import Wait, Write, await_, wait_budget
 from .workload import Workloads
+
+if TYPE_CHECKING:
+    from ..contract.models import DeleteResult, DryRunPlan, Snapshot
+
+# What judges a write's answer is imported once the wait's watches run: they are start's and
+# stop's first kubectl (tests/cli/test_startup.py).
 
 
 class _ScaleSteps(NamedTuple):
@@ -61,6 +64,8 @@ def start(
     uid: list[str | None] = []
 
     def scale() -> Wait:
+        from ..rules.races import uid_of
+
         patched = workloads.set_replicas(provider_id, steps.patch.args, container_id)
         uid.append(uid_of(patched))
         selector = awaited.pods_selector(patched, steps.selector)
@@ -83,6 +88,8 @@ def stop(
     left = f"deployment {provider_id} has spec.replicas 0, its Pods' end not awaited"
 
     def scale() -> Wait:
+        from ..rules.races import uid_of
+
         patched = workloads.set_replicas(provider_id, steps.patch.args, container_id)
         selector = awaited.pods_selector(patched, steps.selector)
         return awaited.pods_gone(workloads, provider_id, selector, uid_of(patched), patched)
@@ -99,6 +106,8 @@ def stop(
         awaited=f"the Pods of {provider_id} to go",
     )
     assert final is not None  # stop_verdict raises NotFound on a deletion
+    from ..rules.snapshots import build_snapshot
+
     return build_snapshot(final, [], [])
 
 
@@ -127,6 +136,9 @@ def delete(
     Deployment re-created meanwhile (Conflict) from a delete answered by a false 404
     (Unavailable).
     """
+    from ..contract.models import DeleteResult
+    from ..rules.races import not_deleted, uid_of
+
     steps = _delete_steps(workloads, provider_id, container_id)
     deployment = workloads.get_deployment(provider_id)
     if deployment is not None:
@@ -173,6 +185,8 @@ def _delete_timed_out(
 ) -> AdapterError:
     """What a delete that ran out of time says: nothing, when it stopped before its DELETE
     left (a silent API); a Deployment re-created meanwhile; else what is left of it."""
+    from ..rules.races import not_deleted, uid_of
+
     if exc.details.get("writeSent") is False:
         return exc
     # kubectl waits for the uid it deleted: maybe a Deployment re-created meanwhile.

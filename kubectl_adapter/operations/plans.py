@@ -10,11 +10,13 @@ as a comment, followed by the kubectl command that waits for the same end state.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from ..contract.models import DryRunPlan
 from ..kubectl.commands import wait_watches
 from ..kubectl.runner import KubectlRunner
+
+if TYPE_CHECKING:
+    from ..contract.models import DryRunPlan
 from ..kubectl.transcript import Wait, command, pasteable_manifest, waits_by_hand, watches
 
 
@@ -70,6 +72,8 @@ def build(
         shown.append(command(argv, stdin=stdin, note=note, absent=absent_ok))
     if after_next is not None:
         shown.append(after_next)
+    from ..contract.models import DryRunPlan
+
     pasted = pasteable_manifest(manifest)[0] if manifest is not None else None
     return DryRunPlan(commands=shown, manifest=pasted)
 

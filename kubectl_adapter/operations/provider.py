@@ -11,21 +11,21 @@ from __future__ import annotations
 import builtins
 from typing import TYPE_CHECKING
 
-from ..contract.description_models import Description
-from ..contract.models import (
-    CheckResult,
-    DeleteResult,
-    DryRunPlan,
-    NetworkInfo,
-    NodeInfo,
-    Snapshot,
-)
 from ..contract.naming import parse_provider_id
 from ..kubectl.config import ClusterConfig
 from ..kubectl.runner import KubectlRunner
 from .workload import Workloads
 
 if TYPE_CHECKING:
+    from ..contract.description_models import Description
+    from ..contract.models import (
+        CheckResult,
+        DeleteResult,
+        DryRunPlan,
+        NetworkInfo,
+        NodeInfo,
+        Snapshot,
+    )
     from ..contract.spec import ContainerSpec
 
 # Each operation's module is imported when it runs: a command loads only its own steps.
@@ -71,6 +71,7 @@ class KubernetesProvider:
 
     def list(self, node_id: str | None = None) -> builtins.list[Snapshot]:
         """Every Manager workload of this node: one kubectl call, whatever their number."""
+        from ..contract.models import Snapshot
         from .listing import list_documents
 
         node = node_id if node_id is not None else self.config.node_id

@@ -18,20 +18,23 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import datetime
 from time import monotonic
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..contract.errors import AdapterError, Forbidden, RolloutFailed, Timeout, Unavailable
 from ..contract.naming import ProviderId
-from ..contract.permissions import refused_label
 from ..kubectl import commands, progress
 from ..kubectl.runner import KubectlRunner
 from ..kubectl.transcript import Wait as Shown
-from ..rules import clock
-from ..rules.pod_words import progress_note
-from ..rules.wait_verdicts import Seen, Verdict
 from .resume import Resumption
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from ..rules.wait_verdicts import Seen, Verdict
+
+# The rules that judge a wait's events are imported at its first event, once its watches
+# have started: a command's first kubectl starts before them (tests/cli/test_startup.py).
 
 Document = dict[str, Any]
 
@@ -44,7 +47,7 @@ UNREACHABLE_SECONDS = 10.0
 
 # What both watches have shown -> the verdict (``rules.wait_verdicts``); raises when the
 # wait can no longer succeed.
-Judge = Callable[[Seen, datetime], Verdict]
+Judge = Callable[["Seen", "datetime"], "Verdict"]
 # A suspected failure (the verdict's words): raises when a read confirms the wait cannot
 # succeed, returns when it can (the failing Pod is not the newest ReplicaSet's).
 Confirm = Callable[[str], None]
@@ -82,7 +85,9 @@ class Write(NamedTuple):
 
 
 def _over(seen: Seen, now: datetime) -> Verdict:
-    return Verdict(True)
+    from ..rules.wait_verdicts import DONE
+
+    return DONE
 
 
 def _not_timed(  # pragma: no cover - an ended wait never runs out of time
@@ -122,6 +127,8 @@ def refused(error: AdapterError, write: Write) -> AdapterError:
         error.details.update({"providerId": str(write.provider_id), "writeSent": False})
         return error
     details = {**error.details, "providerId": str(write.provider_id), "writeSent": False}
+    from ..contract.permissions import refused_label
+
     label = refused_label(error.message)
     if label is None:
         return Forbidden(f"{error.message}; nothing was changed", details)
@@ -297,6 +304,9 @@ class _Watched:
             else:
                 self.pods[name] = obj
         if progress.listening():
+            from ..rules import clock
+            from ..rules.pod_words import progress_note
+
             # The counts alone say "0 live" while a Pod runs through its grace period.
             pods = progress_note(list(self.pods.values()), clock.utc_now())
             progress.note("; ".join(part for part in (pods, self.counts) if part))
@@ -340,6 +350,9 @@ class _Watched:
             if self.wait.watches != self.watches:
                 self.restart = True
                 return True
+        from ..rules import clock
+        from ..rules.wait_verdicts import Seen
+
         seen = Seen(self.deployment, self.listed[0], list(self.pods.values()), self.listed[1])
         verdict = self.wait.judge(seen, clock.utc_now())
         # Just after the grace ends, so that the verdict then finds it over.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..contract.errors import AdapterError, Conflict, InvalidInput, NotFound
 from ..contract.naming import ProviderId
@@ -10,8 +10,9 @@ from ..kubectl import commands
 from ..kubectl.config import ClusterConfig
 from ..kubectl.runner import KubectlRunner
 from ..rules.ownership import check_ownership
-from ..rules.snapshots import split_kinds
-from .pod_owners import PodOwners
+
+if TYPE_CHECKING:
+    from .pod_owners import PodOwners
 
 Objects = tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]
 
@@ -49,12 +50,16 @@ class Workloads:
 
     def read_owned(self, namespace: str, selector: str) -> tuple[list[Any], list[Any]]:
         """ReplicaSets and Pods of one workload, in one kubectl call."""
+        from ..rules.snapshots import split_kinds
+
         data = self.runner.run_json(commands.owned(selector), namespace=namespace)
         _, replicasets, pods = split_kinds((data or {}).get("items") or [])
         return replicasets, pods
 
     def read_workload(self, namespace: str, name: str, selector: str) -> Objects:
         """The Deployment with its ReplicaSets and Pods, in one kubectl call."""
+        from ..rules.snapshots import split_kinds
+
         data = self.runner.run_json(commands.workload(selector), namespace=namespace)
         deployments, replicasets, pods = split_kinds((data or {}).get("items") or [])
         deployment = next((d for d in deployments if d["metadata"]["name"] == name), None)
@@ -81,6 +86,7 @@ class Workloads:
 
     def pod_owners(self, namespace: str, selector: str) -> PodOwners:
         """What tells a wait which of the Pods it watches are the Deployment's."""
+        from .pod_owners import PodOwners
 
         def read() -> list[Any]:
             data = self.runner.run_json(commands.replicasets(selector), namespace=namespace)
