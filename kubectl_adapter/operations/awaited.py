@@ -21,7 +21,7 @@ from ..contract.naming import (
     selector_string,
 )
 from ..kubectl import commands
-from .waits import Wait, Write, await_, timed_out, wait_budget
+from .waits import Explainer, Wait, Write, await_, wait_budget
 from .workload import Workloads
 
 if TYPE_CHECKING:
@@ -56,6 +56,18 @@ def watch_selector(name: str, container_id: str | None) -> str:
     if container_id is None:
         return name_selector(name)
     return selector_string(identity_labels(container_id))
+
+
+def timed_out(explain: Explainer, timeout: float, workload: str) -> AdapterError:
+    """A rollout wait whose bound is spent. A Pod failing by then (crash loop, pull error,
+    no Pod can be created) is RolloutFailed: retrying the same spec fails again. Otherwise a
+    Timeout: the Pod was still starting, or started and never became ready."""
+    message, details = explain()
+    failing = details.get("failing") or []
+    if failing:
+        # The message leads with the failure (``diagnostics.explain``): said once.
+        return RolloutFailed(f"rollout of {workload} cannot succeed: {message}", details)
+    return Timeout(f"rollout not complete after {timeout:g}s: {message}", details)
 
 
 def rollout(

@@ -16,14 +16,16 @@ ends the command with nothing written (``refused``), one after it says what was 
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from time import monotonic
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..contract.errors import AdapterError, Forbidden, RolloutFailed, Timeout, Unavailable
+from ..contract.errors import AdapterError, Forbidden, Timeout, Unavailable
 from ..contract.naming import ProviderId
 from ..kubectl import commands, progress
+from ..kubectl.bounds import READ_GRACE_SECONDS
 from ..kubectl.runner import KubectlRunner
 from ..kubectl.transcript import Wait as Shown
 from .resume import Resumption
@@ -108,24 +110,13 @@ def wait_budget(timeout: float, started: float | None) -> float:
     return max(1.0, timeout - (monotonic() - started) - EXPLAIN_RESERVE_SECONDS)
 
 
-def timed_out(explain: Explainer, timeout: float, workload: str) -> AdapterError:
-    """A rollout wait whose bound is spent. A Pod failing by then (crash loop, pull error,
-    no Pod can be created) is RolloutFailed: retrying the same spec fails again. Otherwise a
-    Timeout: the Pod was still starting, or started and never became ready."""
-    message, details = explain()
-    failing = details.get("failing") or []
-    if failing:
-        # The message leads with the failure (``diagnostics.explain``): said once.
-        return RolloutFailed(f"rollout of {workload} cannot succeed: {message}", details)
-    return Timeout(f"rollout not complete after {timeout:g}s: {message}", details)
-
-
 def refused(error: AdapterError, write: Write) -> AdapterError:
     """A watch refused before the write: the command ends with nothing written, naming the
     permission the Role lacks."""
     if not isinstance(error, Forbidden):
-        error.details.update({"providerId": str(write.provider_id), "writeSent": False})
-        return error
+        details = {**error.details, "providerId": str(write.provider_id), "writeSent": False}
+        said = f"{error.message} (nothing was changed: {write.verb} had not written)"
+        return type(error)(said, details)
     details = {**error.details, "providerId": str(write.provider_id), "writeSent": False}
     from ..contract.permissions import refused_label
 
@@ -175,7 +166,12 @@ def await_(
     if current is not None:
         watches, by_hand, awaited = current.watches, current.by_hand, current.awaited
     assert watches is not None and by_hand is not None
-    with progress.awaiting(awaited, budget):
+    # Before the write, its watches must list as fast as a read answers: an API server gone
+    # silent is then said with nothing written, not after the wait's whole --timeout.
+    listing = runner.config.request_timeout + READ_GRACE_SECONDS
+    with contextlib.ExitStack() as shown_waiting:
+        if pending is None:
+            shown_waiting.enter_context(progress.awaiting(awaited, budget))
         deadline = monotonic() + budget
         checked: set[str] = set()
         resumption = Resumption(UNREACHABLE_SECONDS)
@@ -184,14 +180,22 @@ def await_(
         while True:
             left = deadline - monotonic()
             if left <= 0.5:
+                if failure is None and pending is not None:
+                    raise refused(_out_of_time(None, pending, budget), pending)
                 if failure is None:
                     raise _out_of_time(current, pending, budget)
                 raise refused(failure, pending) if pending is not None else failure
             watched = _Watched(current, pending, watches, checked, runner, namespace, budget)
+            if pending is not None:  # the wait is shown once the write is made
+                watched.on_written = lambda: shown_waiting.enter_context(
+                    progress.awaiting(awaited, budget)
+                )
             # Before a write, the command that waits by hand pastes below it: logged then.
             shown = Shown(budget, first, () if pending is not None else tuple(by_hand))
             first = False
             try:
+                if pending is not None:
+                    watched.listed_by = monotonic() + min(left, listing)
                 end = runner.watch_together(
                     watches, watched, namespace=namespace, seconds=left, wait=shown
                 )
@@ -208,7 +212,8 @@ def await_(
             if end.decided:
                 return watched.deployment
             if end.decided is False:
-                raise _out_of_time(current, pending, budget)
+                timeout = _out_of_time(current, pending, budget)
+                raise refused(timeout, pending) if pending is not None else timeout
             failure = end.failure
             try:
                 pause = resumption.pause(failure, watched.working)
@@ -234,8 +239,8 @@ def _out_of_time(wait: Wait | None, pending: Write | None, budget: float) -> Ada
     assert pending is not None
     return Timeout(
         f"{pending.verb} of {pending.provider_id}: the API server did not answer its wait's "
-        f"watches within {budget:g}s; nothing was changed",
-        {"providerId": str(pending.provider_id), "writeSent": False},
+        f"watches within {budget:g}s",
+        {},
     )
 
 
@@ -264,6 +269,7 @@ class _Watched:
         budget: float,
     ) -> None:
         self.runner, self.namespace, self.budget = runner, namespace, budget
+        self.started = monotonic()
         self.wait = wait
         self.write = write
         self.watches = watches
@@ -275,6 +281,8 @@ class _Watched:
         self.listed = [False, False]
         self.wake: float | None = None
         self.counts = ""
+        self.on_written: Callable[[], object] = lambda: None
+        self.listed_by: float | None = None  # before the write: when both must have listed
         self.writing = False  # the write has started (its own errors are said as they are)
         self.wrote = False
         self.restart = False
@@ -318,9 +326,14 @@ class _Watched:
         return self._judged()
 
     def wake_at(self) -> float | None:
+        if self.wait is None and self.listed_by is not None:
+            return self.listed_by if self.wake is None else min(self.wake, self.listed_by)
         return self.wake
 
     def woken(self) -> bool:
+        if self.wait is None and self.listed_by is not None and monotonic() >= self.listed_by:
+            assert self.write is not None
+            raise _out_of_time(None, self.write, self.listed_by - self.started)
         self.wake = None
         return self._judged()
 
@@ -336,6 +349,7 @@ class _Watched:
             self.writing = True
             made = self.write.run()
             self.wrote = True
+            self.on_written()
             if not isinstance(made, dict):
                 self.runner.log_by_hand(made.by_hand, self.budget, self.namespace)
             if isinstance(made, dict):  # nothing to wait for: the write's answer is the end
