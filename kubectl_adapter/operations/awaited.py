@@ -21,8 +21,9 @@ from ..contract.naming import (
     selector_string,
 )
 from ..kubectl import commands
-from .waits import Explainer, Wait, Write, await_, wait_budget
+from .waits import Explainer, Wait, await_, wait_budget
 from .workload import Workloads
+from .write_first import Write
 
 if TYPE_CHECKING:
     from datetime import datetime

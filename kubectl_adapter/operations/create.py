@@ -19,8 +19,9 @@ from ..rules.ownership import check_ownership
 from ..rules.races import uid_of
 from ..rules.render import render_manifest
 from . import awaited, plans
-from .waits import Wait, Write
+from .waits import Wait
 from .workload import Workloads
+from .write_first import Write
 
 
 class _Steps(NamedTuple):

@@ -15,8 +15,9 @@ from ..kubectl import commands, progress
 from ..kubectl.runner import process_bound
 from ..rules.ownership import check_ownership
 from . import awaited, plans
-from .waits import Wait, Write, await_, wait_budget
+from .waits import Wait, await_, wait_budget
 from .workload import Workloads
+from .write_first import Write
 
 if TYPE_CHECKING:
     from ..contract.models import DeleteResult, DryRunPlan, Snapshot

@@ -24,8 +24,9 @@ from ..rules.rollback_mark import mark, revision_of
 from ..rules.snapshots import build_snapshot
 from ..rules.status import desired_replicas
 from . import awaited, plans
-from .waits import Wait, Write
+from .waits import Wait
 from .workload import Workloads
+from .write_first import Write
 
 # Reconfigure re-reads and applies again when only the resourceVersion moved on (a status
 # update, a scale) between its read and its apply; a Deployment that keeps changing faster
@@ -82,6 +83,7 @@ def reconfigure(
         )
     read = workloads.require_deployment(provider_id)
     check_reconfigurable(workloads, read, spec)
+    precondition(read)  # a read without uid or resourceVersion pins nothing: said before any watch
     selector = deployment_selector(read)
     steps = _steps(workloads, provider_id, read)
     if workloads.config.dry_run:

@@ -22,13 +22,14 @@ from collections.abc import Callable
 from time import monotonic
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..contract.errors import AdapterError, Forbidden, Timeout, Unavailable
-from ..contract.naming import ProviderId
+from ..contract.errors import AdapterError, Timeout, Unavailable
 from ..kubectl import commands, progress
 from ..kubectl.bounds import READ_GRACE_SECONDS
+from ..kubectl.pace import Pace
 from ..kubectl.runner import KubectlRunner
 from ..kubectl.transcript import Wait as Shown
 from .resume import Resumption
+from .write_first import Write, refused, refused_after
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -75,17 +76,6 @@ class Wait(NamedTuple):
     start: Document | None = None
 
 
-class Write(NamedTuple):
-    """A write whose wait's watches start before it. ``run`` makes the write and returns
-    the wait it starts, or the Deployment it left when there is nothing to wait for;
-    ``left`` says what it leaves if that wait is refused after it."""
-
-    verb: str
-    provider_id: ProviderId
-    run: Callable[[], Wait | Document]
-    left: str
-
-
 def _over(seen: Seen, now: datetime) -> Verdict:
     from ..rules.wait_verdicts import DONE
 
@@ -110,42 +100,6 @@ def wait_budget(timeout: float, started: float | None) -> float:
     return max(1.0, timeout - (monotonic() - started) - EXPLAIN_RESERVE_SECONDS)
 
 
-def refused(error: AdapterError, write: Write) -> AdapterError:
-    """A watch refused before the write: the command ends with nothing written, naming the
-    permission the Role lacks."""
-    if not isinstance(error, Forbidden):
-        details = {**error.details, "providerId": str(write.provider_id), "writeSent": False}
-        said = f"{error.message} (nothing was changed: {write.verb} had not written)"
-        return type(error)(said, details)
-    details = {**error.details, "providerId": str(write.provider_id), "writeSent": False}
-    from ..contract.permissions import refused_label
-
-    label = refused_label(error.message)
-    if label is None:
-        return Forbidden(f"{error.message}; nothing was changed", details)
-    details["missingPermissions"] = [label]
-    return Forbidden(
-        f"{write.verb} of {write.provider_id} needs {label} for its wait, which this node's Role "
-        "does not grant (a Role from before this version: apply rbac/role.yaml again); "
-        "nothing was changed",
-        details,
-    )
-
-
-def refused_after(error: AdapterError, write: Write) -> AdapterError:
-    """A refusal once the write has landed (the Role changed while the wait ran): the error
-    says the write was made and what it left."""
-    if not isinstance(error, Forbidden):
-        return error
-    details = dict(error.details)
-    details.update({"providerId": str(write.provider_id), "writeSent": True, "written": write.left})
-    return Forbidden(
-        f"{error.message} | {write.verb} had already written: {write.left}; run it again "
-        "once the Role grants what is missing (apply rbac/role.yaml again)",
-        details,
-    )
-
-
 def await_(
     runner: KubectlRunner,
     namespace: str,
@@ -166,9 +120,10 @@ def await_(
     if current is not None:
         watches, by_hand, awaited = current.watches, current.by_hand, current.awaited
     assert watches is not None and by_hand is not None
-    # Before the write, its watches must list as fast as a read answers: an API server gone
-    # silent is then said with nothing written, not after the wait's whole --timeout.
-    listing = runner.config.request_timeout + READ_GRACE_SECONDS
+    # Before the write, its watches are paced as a read is: an API server that answers
+    # nothing for a read's bound is said with nothing written, not after the wait's whole
+    # --timeout; one that answers (a 429, a 5xx kubectl retries) is left to kubectl.
+    pace = Pace(runner.config.request_timeout + READ_GRACE_SECONDS, write=False)
     with contextlib.ExitStack() as shown_waiting:
         if pending is None:
             shown_waiting.enter_context(progress.awaiting(awaited, budget))
@@ -195,7 +150,7 @@ def await_(
             first = False
             try:
                 if pending is not None:
-                    watched.listed_by = monotonic() + min(left, listing)
+                    watched.pace = pace
                 end = runner.watch_together(
                     watches, watched, namespace=namespace, seconds=left, wait=shown
                 )
@@ -269,7 +224,6 @@ class _Watched:
         budget: float,
     ) -> None:
         self.runner, self.namespace, self.budget = runner, namespace, budget
-        self.started = monotonic()
         self.wait = wait
         self.write = write
         self.watches = watches
@@ -282,7 +236,7 @@ class _Watched:
         self.wake: float | None = None
         self.counts = ""
         self.on_written: Callable[[], object] = lambda: None
-        self.listed_by: float | None = None  # before the write: when both must have listed
+        self.pace: Pace | None = None  # before the write: the watches' answers, as a read's
         self.writing = False  # the write has started (its own errors are said as they are)
         self.wrote = False
         self.restart = False
@@ -320,20 +274,30 @@ class _Watched:
             progress.note("; ".join(part for part in (pods, self.counts) if part))
 
     def stderr_line(self, index: int, line: str) -> bool:
+        if self.pace is not None and self.wait is None:
+            self.pace.feed(f"{line}\n".encode())
         if not commands.watch_listed(line) or self.listed[index]:
             return False
         self.listed[index] = True
         return self._judged()
 
     def wake_at(self) -> float | None:
-        if self.wait is None and self.listed_by is not None:
-            return self.listed_by if self.wake is None else min(self.wake, self.listed_by)
+        silent = self._silent_by()
+        if silent is not None:
+            return silent if self.wake is None else min(self.wake, silent)
         return self.wake
 
+    def _silent_by(self) -> float | None:
+        """Before the write: when the watches will have gone a read's bound unanswered."""
+        if self.wait is not None or self.pace is None:
+            return None
+        return self.pace.idle_deadline()
+
     def woken(self) -> bool:
-        if self.wait is None and self.listed_by is not None and monotonic() >= self.listed_by:
-            assert self.write is not None
-            raise _out_of_time(None, self.write, self.listed_by - self.started)
+        silent = self._silent_by()
+        if silent is not None and monotonic() >= silent:
+            assert self.write is not None and self.pace is not None
+            raise _out_of_time(None, self.write, self.pace.idle)
         self.wake = None
         return self._judged()
 
@@ -350,11 +314,11 @@ class _Watched:
             made = self.write.run()
             self.wrote = True
             self.on_written()
-            if not isinstance(made, dict):
-                self.runner.log_by_hand(made.by_hand, self.budget, self.namespace)
             if isinstance(made, dict):  # nothing to wait for: the write's answer is the end
                 self.deployment, self.wait = made, _OVER
                 return True
+            assert isinstance(made, Wait), made
+            self.runner.log_by_hand(made.by_hand, self.budget, self.namespace)
             self.wait = made
             if self.wait.start is not None:
                 self.written = _resource_version(self.wait.start)

@@ -253,10 +253,11 @@ def test_each_wait_says_what_it_awaits(
         return bool(begun) and recorder.calls[-1][0] != "end"
 
     def watch_together(args: Any, watching: Any, **kwargs: Any) -> WatchEnd:
-        assert waiting(), args
+        assert not waiting(), args  # the watches start before the write: nothing shown yet
         done = deployment(replicas=0, total=0) if method == "stop" else deployment()
         watching.stderr_line(0, LISTED)  # both watches have listed: the write is made
         watching.stderr_line(1, LISTED)  # no Pod: the Pods' watch has listed none
+        assert waiting(), args  # the wait is shown from the write on
         # the event that decides it
         assert watching.document(0, {"type": "MODIFIED", "object": done})
         return WatchEnd(True, None)
