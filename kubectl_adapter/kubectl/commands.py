@@ -95,17 +95,9 @@ def replicasets(selector: str) -> list[str]:
 
 
 def access_reviews() -> list[str]:
-    """SelfSubjectAccessReviews, one per permission, as a List on stdin (``check``, and a
-    write's check of its wait's permissions): one process whatever their number."""
+    """SelfSubjectAccessReviews, one per permission, as a List on stdin (``check``): one
+    process whatever their number."""
     return ["create", "-f", "-", "-o", "json"]
-
-
-def wait_access_reviews() -> list[str]:
-    """A write's question before it writes: ``access_reviews`` without client-side
-    validation (its OpenAPI fetch is one more request an API gone silent would leave
-    unanswered, for objects the API server validates anyway), logging its requests like a
-    write, so that a silent API stops it as fast as a read, nothing changed."""
-    return [*access_reviews(), "--validate=false", REQUESTS]
 
 
 def workload(selector: str) -> list[str]:
