@@ -34,6 +34,10 @@ from kubectl_adapter.rules.render import render_manifest
 from tests.fakecluster import FakeCluster
 
 OPS = ("create", "status", "list", "stop", "start", "reconfigure", "delete")
+# The fake's Pods: ready this long after they start, gone this long after their deletion
+# (issue 38's budget is stated for these).
+POD_READY_SECONDS = 0.3
+POD_GONE_SECONDS = 0.2
 NS = "default"
 
 Sample = dict[str, tuple[float, int, int]]  # op -> (seconds, kubectl processes, requests)
@@ -291,7 +295,10 @@ def compare(work: Path, root: Path, rounds: int) -> dict[str, Any]:
     work = work / "compare"
     work.mkdir()
     with FakeCluster(
-        work / "fake-compare", namespaces=(NS,), pod_ready_delay=0.1, termination_delay=0.05
+        work / "fake-compare",
+        namespaces=(NS,),
+        pod_ready_delay=POD_READY_SECONDS,
+        termination_delay=POD_GONE_SECONDS,
     ) as fc:
         ways = Ways(fc, work, root)
         # Warm both caches (discovery, the dispatcher's /version) as a working node has them.

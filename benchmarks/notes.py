@@ -106,8 +106,9 @@ NOTES = """
   adapter as it starts, so only what was imported by then is printed. `list`, `status`,
   `describe`, `network`, `create`, `reconfigure` and `delete` start their first read from
   the CLI, before the operation's modules are imported (`runner.open_read`,
-  docs/architecture.md); `start` and `stop` begin with a write, which is never started
-  ahead. "Until its first answer is used": the stub fails at once, and the command imports
+  docs/architecture.md); `start` and `stop` begin with their wait's watches, started
+  before the rules that judge them are imported (issue 38). "Until its first answer is
+  used": the stub fails at once, and the command imports
   what it needs to take that answer, the error path included (the error table, redaction);
   `create` and `reconfigure` include jinja2 (~15 ms), imported while their first read runs.
 - A wait's watches broken by the API server (closed, `410 Expired`, a reset, a restart) cost
@@ -115,14 +116,30 @@ NOTES = """
   it the newest ReplicaSet's?), which also gives the failure's diagnostics. A
   `reconfigure` whose precondition is refused because only the resourceVersion moved (a
   status update or a scale between its read and its apply) adds one read and one apply.
-- Since issue 30, create, start, stop and reconfigure (one that waits) run one kubectl more
-  before their write: the `create -f -` of their wait's SelfSubjectAccessReviews, so that a
-  Role without a permission the wait needs refuses before anything is written
+- Issue 30 (until issue 38): create, start, stop and reconfigure (one that waits) ran one
+  kubectl more before their write: the `create -f -` of their wait's
+  SelfSubjectAccessReviews, so that a Role without a permission the wait needs refuses
+  before anything is written
   (`--validate=false`: median 0.10 s, 0.09-0.12 s, 8 runs on the fake at load 5). Whole
   operations, medians of 3 at load 5, before -> after: create 0.96 -> 1.08 s, stop 0.55 ->
   0.60 s, start 0.66 -> 0.78 s, reconfigure 1.01 -> 1.11 s, start of a running one 0.38 ->
   0.69 s, reconfigure without change 0.57 -> 0.96 s. A stop reads its ReplicaSets once when a
   Pod is still there as the scale is observed (which Pods are the Deployment's); a stop of a
   stopped workload reads its ReplicaSets and Pods once (3 calls, was 1: 0.39 -> 0.83 s).
-- Reproduce: `./dev bench` (full) or `.venv/bin/python benchmarks/run.py --quick`.
+- Since issue 38 the SelfSubjectAccessReview process is gone: the wait's two watches start
+  before the write, and the API server answering them proves the wait's permissions.
+  `./dev bench --lifecycle --rounds 3` on the commit before and after, back to back (Pods
+  ready 0.3 s, gone 0.2 s; medians of 3 interleaved rounds; load 4.7 then 4.2, 2 cores),
+  kubectl processes / HTTP requests per command, before -> after: create 5/18 -> 4/12,
+  status 1/4 -> 1/4, list 1/4 -> 1/4, stop 5/17 -> 4/11 (the fourth: the ReplicaSets' read
+  that tells which Pods are the Deployment's), start 4/15 -> 3/9, reconfigure 5/18 -> 4/12,
+  delete 2/8 -> 2/8; the lifecycle 23/84 -> 19/60 (by hand 11/44), 3.18 s -> 2.97 s, 1.69x
+  -> 1.65x the hand-typed sequence (1.88 s, 1.81 s): the seconds are the interpreter's start
+  per command more than kubectl's. A start of a running workload costs 3 processes (was 2:
+  the review and the patch), a stop of a stopped one 3 (was 3: the review, the patch, a
+  read). Modules loaded when the first kubectl starts: start and stop 146 (was 172: the
+  rules that judge the wait are imported once its watches run), the others unchanged (list,
+  status, describe, delete 135; create, reconfigure 144).
+- Reproduce: `./dev bench` (full), `./dev bench --lifecycle [--rounds N]` (the lifecycle
+  beside the hand-typed commands only) or `.venv/bin/python benchmarks/run.py --quick`.
 """

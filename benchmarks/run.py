@@ -3,6 +3,7 @@ client, kubectl calls per operation, list parse scaling, CLI start-up and import
 latency and peak memory. Prints a table and writes docs/performance.md.
 
     ./dev bench            # or: .venv/bin/python benchmarks/run.py [--quick]
+    ./dev bench --lifecycle [--rounds N]   # only the lifecycle beside the hand-typed commands
 
 Every figure that depends on machine speed is a ratio measured in the same run against a
 baseline on the same bytes (the machines are noisy).
@@ -45,7 +46,18 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="smaller N and fewer repeats")
     parser.add_argument("--no-write", action="store_true", help="do not write docs/performance.md")
+    parser.add_argument(
+        "--lifecycle",
+        action="store_true",
+        help="only the lifecycle beside the hand-typed commands (prints it, writes nothing)",
+    )
+    parser.add_argument("--rounds", type=int, help="rounds of the lifecycle comparison")
     args = parser.parse_args()
+    if args.lifecycle:
+        with tempfile.TemporaryDirectory(prefix="adapter-bench-") as tmp:
+            for line in report(compare(Path(tmp), ROOT, args.rounds or 3)):
+                print(line, flush=True)
+        return 0
     sizes = [100, 1000, 5000] if args.quick else [100, 1000, 5000, 20000]
     repeat = 3 if args.quick else 5
     lines: list[str] = []
@@ -63,7 +75,7 @@ def main() -> int:
             f"{_kubectl_version()}, {time.strftime('%Y-%m-%d')}, load average "
             f"{os.getloadavg()[0]:.1f} at the start (ratios move with it).\n"
         )
-        rounds = 3 if args.quick else 9
+        rounds = args.rounds or (3 if args.quick else 9)
         out("## The adapter beside the commands an operator types\n")
         out(
             f"One fake API server (TCP_NODELAY), medians of {rounds} rounds; each round runs "

@@ -5,6 +5,7 @@ This table is the source for ``check`` and for ``rbac/role.yaml``; a test keeps 
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 
@@ -78,3 +79,16 @@ NAMESPACED_NEEDS: tuple[Need, ...] = (
 # so that a Role without one of them refuses the operation before anything is changed.
 WAIT_NEEDS: tuple[Need, ...] = tuple(need for need in NAMESPACED_NEEDS if "wait" in need.needed_for)
 CLUSTER_NEEDS: tuple[Need, ...] = (Need("list", "", "nodes", "", ("nodes",)),)
+
+
+_REFUSAL = re.compile(r'cannot (\w+) resource "([^"/]+)(?:/([^"]+))?" in API group "([^"]*)"')
+
+
+def refused_label(message: str) -> str | None:
+    """The permission an API server's RBAC refusal names (``cannot watch resource "pods" in
+    API group ""``), as ``Need.label`` writes it; None when the message names none."""
+    found = _REFUSAL.search(message)
+    if found is None:
+        return None
+    verb, resource, subresource, group = found.groups()
+    return Need(verb, group, resource, subresource or "", ()).label

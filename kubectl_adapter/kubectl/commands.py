@@ -108,16 +108,16 @@ def replicasets(selector: str) -> list[str]:
 
 
 def access_reviews() -> list[str]:
-    """SelfSubjectAccessReviews, one per permission, as a List on stdin (``check``, and a
-    write's check of its wait's permissions): one process whatever their number."""
+    """SelfSubjectAccessReviews, one per permission, as a List on stdin (``check``): one
+    process whatever their number."""
     return ["create", "-f", "-", "-o", "json"]
 
 
-def wait_access_reviews() -> list[str]:
-    """A write's question before it writes: ``access_reviews`` without client-side
-    validation (its OpenAPI fetch is one more request an API gone silent would leave
-    unanswered, for objects the API server validates anyway), logging its requests like a
-    write, so that a silent API stops it as fast as a read, nothing changed."""
+def feed_access_reviews() -> list[str]:
+    """The live feed's question before its first line (``operations/feed_checks``):
+    ``access_reviews`` without client-side validation (its OpenAPI fetch is one more request
+    an API gone silent would leave unanswered, for objects the API server validates anyway),
+    logging its requests, so that a silent API stops it as fast as a read."""
     return [*access_reviews(), "--validate=false", REQUESTS]
 
 

@@ -32,7 +32,7 @@ from .outcome import WatchEnd
 from .process import Ended
 from .requests_log import read as read_log
 from .seam import Kubectl
-from .transcript import Wait, kubectl_stderr, seconds_arg, watched, watches
+from .transcript import Wait, kubectl_stderr, seconds_arg, waits_by_hand, watched, watches
 from .transcript import command as transcript_command
 from .transcript import display as transcript_display
 from .transcript import outcome as transcript_outcome
@@ -373,6 +373,14 @@ class KubectlRunner:
             _log("%s", watched(None, returncode, 0.0, stderr))
         result = classify(call, Ended(returncode, "", stderr), read_log(stderr))
         return result if isinstance(result, AdapterError) else None
+
+    def log_by_hand(self, by_hand: Sequence[str], total: float, namespace: str | None) -> None:
+        """Under ``-v``: the command that waits as watches started before a write do, logged
+        after that write, where it pastes (``transcript.waits_by_hand``)."""
+        verbose = int(self.config.verbose)
+        if verbose:
+            argv = self.argv(by_hand, namespace=namespace, request_timeout=False)
+            _log("%s", waits_by_hand(argv, total, kubectl_verbosity=verbose > 1))
 
     def _by_hand(self, wait: Wait, namespace: str | None) -> list[str] | None:
         if not wait.by_hand:

@@ -145,9 +145,15 @@ def watches(
         return f"# a watch broke off: watching again\n{listed}"
     if by_hand is None:
         return listed
-    pasted = display(whole_wait(by_hand if kubectl_verbosity else quiet(by_hand), wait.total))
+    return f"{listed}\n{waits_by_hand(by_hand, wait.total, kubectl_verbosity=kubectl_verbosity)}"
+
+
+def waits_by_hand(by_hand: Sequence[str], total: float, *, kubectl_verbosity: bool = False) -> str:
+    """The command that waits as the watches above it do, for the whole ``total``: below
+    them, or below the write they started before (where it pastes)."""
+    pasted = display(whole_wait(by_hand if kubectl_verbosity else quiet(by_hand), total))
     return (
-        f"{listed}\n# (judging each event, killed once the wait is decided; pasted, a watch "
+        "# (judging each event, killed once the wait is decided; pasted, a watch "
         f"never ends: the next line waits for the same end state)\n{pasted}"
     )
 

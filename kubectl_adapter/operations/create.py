@@ -1,11 +1,14 @@
 """create: apply the Deployment (server-side) and wait until its replica is available.
 
 The read that checks ownership (a server-side apply cannot be told "only if these labels"),
-the check that the wait's permissions are granted (``preflight``: before anything is written),
-the apply, and the wait, whose last event is the answer's snapshot.
+the wait's watches (started before the apply: the API server answering them proves the
+wait's permissions before anything is written), the apply, and the wait, whose last event is
+the answer's snapshot. ``_steps`` writes the commands once, for the run and ``--dry-run``.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from ..contract.errors import AdapterError
 from ..contract.models import DryRunPlan, Snapshot
@@ -15,38 +18,60 @@ from ..kubectl import commands
 from ..rules.ownership import check_ownership
 from ..rules.races import uid_of
 from ..rules.render import render_manifest
-from . import plans
-from .preflight import check_wait_permissions
+from . import awaited, plans
+from .waits import Wait
 from .workload import Workloads
+from .write_first import Write
 
 
-def create(node: Workloads, namespace: str, spec: ContainerSpec) -> Snapshot | DryRunPlan:
-    pid = ProviderId(namespace, spec.hostname)
+class _Steps(NamedTuple):
+    get: plans.Step
+    watch: plans.Step
+    apply: plans.Step
+
+
+def _steps(workloads: Workloads, provider_id: ProviderId, selector: str) -> _Steps:
+    name = provider_id.name
+    by_hand = commands.rollout_status(name, workloads.config.timeout)
+    return _Steps(
+        plans.Step(commands.get_deployment(name), absent_ok=True),
+        plans.watch_step(name, selector, by_hand),
+        plans.Step(commands.apply_read_back()),
+    )
+
+
+def create(workloads: Workloads, namespace: str, spec: ContainerSpec) -> Snapshot | DryRunPlan:
+    provider_id = ProviderId(namespace, spec.hostname)
     manifest = render_manifest(spec, namespace)
     selector = selector_string(identity_labels(spec.container_id))
-    apply = commands.apply_read_back()
-    if node.config.dry_run:
-        return plans.build(
-            node.runner,
-            plans.Step(commands.get_deployment(pid.name), absent_ok=True),
-            plans.wait_permissions_step(namespace),
-            (apply, ""),
-            plans.watch_step(
-                pid.name, selector, commands.rollout_status(pid.name, node.config.timeout)
-            ),
-            namespace=namespace,
-            manifest=manifest,
-        )
+    steps = _steps(workloads, provider_id, selector)
+    if workloads.config.dry_run:
+        return plans.build(workloads.runner, *steps, namespace=namespace, manifest=manifest)
     try:
-        existing = node.get_deployment(pid)
+        existing = workloads.get_deployment(provider_id)
         if existing is not None:
             check_ownership(existing, container_id=spec.container_id, node_id=spec.node_id)
-        check_wait_permissions(node.runner, pid, "create")
     except AdapterError as exc:
         # Nothing was sent yet: the caller has nothing on the cluster to clean up or keep.
         exc.details["applied"] = False
         raise
-    applied = node.runner.run_json(apply, namespace=namespace, stdin=manifest)
-    applied = applied if isinstance(applied, dict) else None
-    uid = uid_of(applied) or uid_of(existing)
-    return node.until_running(pid, selector, uid, "create", applied)
+    uid: list[str | None] = []
+    applying: list[bool] = []
+
+    def apply() -> Wait:
+        applying.append(True)
+        applied = workloads.runner.run_json(steps.apply.args, namespace=namespace, stdin=manifest)
+        applied = applied if isinstance(applied, dict) else None
+        uid.append(uid_of(applied) or uid_of(existing))
+        return awaited.rollout(workloads, provider_id, selector, uid[0], "create", applied)
+
+    left = f"the Deployment {provider_id} is applied, its rollout not awaited"
+    try:
+        final = awaited.rolled_out(
+            workloads, provider_id, selector, write=Write("create", provider_id, apply, left)
+        )
+    except AdapterError as exc:
+        if not applying:
+            exc.details["applied"] = False  # refused before the apply: nothing was sent
+        raise
+    return awaited.running(provider_id, final, uid[0], "create")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..contract.description_models import Description
 from ..contract.errors import AdapterError
 from ..contract.models import DryRunPlan
-from ..contract.naming import parse_provider_id
+from ..contract.naming import ProviderId
 from ..contract.statuses import Status
 from ..kubectl import commands
 from ..rules import clock
@@ -25,25 +25,24 @@ from .reading import UNKNOWABLE, read_named
 from .workload import Workloads
 
 
-def describe(node: Workloads, provider_id: str) -> Description:
+def describe(workloads: Workloads, provider_id: ProviderId) -> Description:
     """Never raises for an unreachable or refusing API: the snapshot says ``unknown``."""
-    pid = parse_provider_id(provider_id)
     try:
-        deployment, replicasets, pods, _ = read_named(node, pid)
+        deployment, replicasets, pods, _ = read_named(workloads, provider_id)
     except UNKNOWABLE as exc:
-        snapshot = placeholder_document(pid, Status.UNKNOWN, f"{exc.type}: {exc.message}")
+        snapshot = placeholder_document(provider_id, Status.UNKNOWN, f"{exc.type}: {exc.message}")
         return Description.model_validate(placeholder_description(snapshot))
     if deployment is None or not is_managed(deployment):
         message = (
             "deployment does not exist"
             if deployment is None
-            else f"a deployment named {pid.name} exists but is not managed by Manager"
+            else f"a deployment named {provider_id.name} exists but is not managed by Manager"
         )
-        snapshot = placeholder_document(pid, Status.MISSING, message)
+        snapshot = placeholder_document(provider_id, Status.MISSING, message)
         return Description.model_validate(placeholder_description(snapshot))
     events, problem = [], None
     try:
-        data = node.runner.run_json(commands.events(), namespace=pid.namespace)
+        data = workloads.runner.run_json(commands.events(), namespace=provider_id.namespace)
         events = list((data or {}).get("items") or [])
     except AdapterError as exc:  # best effort: the workload's own state is what matters
         problem = f"{exc.type}: {exc.message}"
@@ -53,12 +52,11 @@ def describe(node: Workloads, provider_id: str) -> Description:
     return Description.model_validate(document)
 
 
-def describe_plan(node: Workloads, provider_id: str) -> DryRunPlan:
+def describe_plan(workloads: Workloads, provider_id: ProviderId) -> DryRunPlan:
     """``--dry-run``: status's reads (those that decide what follows run, as in status's
     plan), then the events read when the workload is a Manager Deployment that exists."""
-    pid = parse_provider_id(provider_id)
-    read = read_named(node, pid, plan_only=True)
+    read = read_named(workloads, provider_id, plan_only=True)
     steps = list(read.steps)
     if read.deployment is not None and is_managed(read.deployment):
         steps.append(plans.Step(commands.events()))
-    return plans.build(node.runner, *steps, namespace=pid.namespace)
+    return plans.build(workloads.runner, *steps, namespace=provider_id.namespace)

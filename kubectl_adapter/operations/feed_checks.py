@@ -35,7 +35,7 @@ def check_feed_permissions(runner: KubectlRunner, namespace: str | None, command
     scope = namespace or ""
     try:
         answer = runner.run(
-            commands.wait_access_reviews(),
+            commands.feed_access_reviews(),
             namespace=namespace,
             stdin=json.dumps(access_reviews(list(FEED_NEEDS), scope), indent=1),
         )

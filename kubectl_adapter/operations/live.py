@@ -42,6 +42,7 @@ from ..rules.snapshots import placeholder_document
 from .feed_checks import check_feed_permissions
 from .feed_objects import DEPLOYMENTS, PODS, REPLICASETS, Objects, uid_of
 from .listing import list_objects
+from .resume import RESUME_DELAYS  # the waits' policy: one for every broken watch
 
 __all__ = ["QUIET", "UNREACHABLE", "Feed", "watch_snapshots"]
 
@@ -51,7 +52,6 @@ Objects3 = tuple[list[Document], list[Document], list[Document]]
 Feed = Callable[[str, Document | None], None]
 
 KINDS = ("deployments", "replicasets", "pods")
-RESUME_DELAYS = (0.0, 0.5, 1.0, 2.0)
 # In request timeouts (--request-timeout, 10 s by default): silence before the feed asks the
 # API server whether it still answers, and how long it may answer nothing before the feed
 # ends (an API server restart is over in seconds).

@@ -10,12 +10,14 @@ as a comment, followed by the kubectl command that waits for the same end state.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from ..contract.models import DryRunPlan
-from ..kubectl.commands import wait_access_reviews, wait_watches
+from ..kubectl.commands import wait_watches
 from ..kubectl.runner import KubectlRunner
-from ..kubectl.transcript import Wait, command, pasteable_manifest, watches
+
+if TYPE_CHECKING:
+    from ..contract.models import DryRunPlan
+from ..kubectl.transcript import Wait, command, pasteable_manifest, waits_by_hand, watches
 
 
 class Step(NamedTuple):
@@ -46,31 +48,34 @@ def build(
     namespace: str,
     manifest: str | None = None,
 ) -> DryRunPlan:
-    """Each command as the real run passes it to kubectl, shell-quoted, ready to paste."""
-    shown = []
+    """Each command as the real run passes it to kubectl, shell-quoted, ready to paste. A
+    wait's watches followed by steps start before them (the write they see land): the
+    command that waits the same way pastes below the last, as the ``-v`` log shows it."""
+    shown: list[str] = []
     total = runner.config.timeout
-    for step in steps:
+    after_next: str | None = None  # the wait by hand, below the write
+    for index, step in enumerate(steps):
         args, note, by_hand, absent_ok, beside, own_stdin = Step(*step)
         argv = runner.argv(args, namespace=namespace, request_timeout=not _is_wait(args))
         if by_hand is not None:
             watched = [argv, *(runner.argv(more, namespace=namespace, request_timeout=False)
                                for more in beside)]  # fmt: skip
             by_hand_argv = runner.argv(by_hand, namespace=namespace, request_timeout=False)
-            lines = watches(watched, Wait(total, True), by_hand_argv)
+            if index + 1 < len(steps):
+                lines = watches(watched, Wait(total, True), None)
+                after_next = waits_by_hand(by_hand_argv, total)
+            else:
+                lines = watches(watched, Wait(total, True), by_hand_argv)
             shown.append(f"{lines}  # {note}" if note else lines)
             continue
         stdin = own_stdin if own_stdin is not None else manifest if "-f" in args else None
         shown.append(command(argv, stdin=stdin, note=note, absent=absent_ok))
+    if after_next is not None:
+        shown.append(after_next)
+    from ..contract.models import DryRunPlan
+
     pasted = pasteable_manifest(manifest)[0] if manifest is not None else None
     return DryRunPlan(commands=shown, manifest=pasted)
-
-
-def wait_permissions_step(namespace: str) -> Step:
-    """A write's check that its wait's permissions are granted, before it writes."""
-    from .preflight import wait_review_document
-
-    note = "the wait's permissions, asked before anything is written"
-    return Step(wait_access_reviews(), note, stdin=wait_review_document(namespace))
 
 
 def watch_step(name: str, selector: str, by_hand: list[str], note: str = "") -> Step:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from ..contract.errors import AdapterError, Unavailable
+from ..contract.errors import AdapterError, Forbidden, Unavailable
 from ..rules.selection import named_as_its_replicaset, owned_replicaset_keys, replicaset_key
 from ..rules.wait_verdicts import Seen, Verdict
 
@@ -80,8 +80,9 @@ class PodOwners:
             return self._given(without, deployment, owned, unknown)
         try:
             replicasets = self._read()
-        except Unavailable:
-            # Not known either way: the workload's, and asked again at the next event.
+        except (Unavailable, Forbidden):
+            # Not known either way (the API server out of reach, or a Role without ``list
+            # replicasets``): the workload's, and asked again at the next event.
             verdict = verdicts(seen._replace(pods=owned + unknown), now)
             return self._given(verdict, deployment, owned, unknown)
         self.learn(deployment, replicasets)

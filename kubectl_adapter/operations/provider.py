@@ -1,8 +1,9 @@
 """Manager's Kubernetes provider: the list of Manager's operations on one node.
 
 Each operation's steps live in the module named for it (``create``, ``lifecycle``,
-``reconfigure``, ``reading``, ``listing``, ``cluster_checks``); the reads and waits they share
-live in ``workload``. This class only binds them to one node's configuration and runner.
+``reconfigure``, ``reading``, ``listing``, ``cluster_checks``); the reads they share live in
+``workload``, the wait in ``waits``. This class only binds them to one node's configuration
+and runner, and parses each provider ID once (``ProviderId``, never a process ID).
 """
 
 from __future__ import annotations
@@ -10,20 +11,21 @@ from __future__ import annotations
 import builtins
 from typing import TYPE_CHECKING
 
-from ..contract.description_models import Description
-from ..contract.models import (
-    CheckResult,
-    DeleteResult,
-    DryRunPlan,
-    NetworkInfo,
-    NodeInfo,
-    Snapshot,
-)
+from ..contract.naming import parse_provider_id
 from ..kubectl.config import ClusterConfig
 from ..kubectl.runner import KubectlRunner
 from .workload import Workloads
 
 if TYPE_CHECKING:
+    from ..contract.description_models import Description
+    from ..contract.models import (
+        CheckResult,
+        DeleteResult,
+        DryRunPlan,
+        NetworkInfo,
+        NodeInfo,
+        Snapshot,
+    )
     from ..contract.spec import ContainerSpec
 
 # Each operation's module is imported when it runs: a command loads only its own steps.
@@ -59,16 +61,17 @@ class KubernetesProvider:
         """Never raises for an unreachable or refusing API: that answer is ``unknown``."""
         from . import reading
 
-        return reading.status(self.workloads, provider_id)
+        return reading.status(self.workloads, parse_provider_id(provider_id))
 
     def describe(self, provider_id: str) -> Description:
         """The status with the why behind it: Pods, container states, conditions, events."""
         from . import describing
 
-        return describing.describe(self.workloads, provider_id)
+        return describing.describe(self.workloads, parse_provider_id(provider_id))
 
     def list(self, node_id: str | None = None) -> builtins.list[Snapshot]:
         """Every Manager workload of this node: one kubectl call, whatever their number."""
+        from ..contract.models import Snapshot
         from .listing import list_documents
 
         node = node_id if node_id is not None else self.config.node_id
@@ -79,13 +82,13 @@ class KubernetesProvider:
         """Scale to 1 and wait until available; a running workload is left alone."""
         from . import lifecycle
 
-        return lifecycle.start(self.workloads, provider_id, container_id)
+        return lifecycle.start(self.workloads, parse_provider_id(provider_id), container_id)
 
     def stop(self, provider_id: str, container_id: str | None = None) -> Snapshot | DryRunPlan:
         """Scale to 0 and wait until the pods are gone; the Deployment stays."""
         from . import lifecycle
 
-        return lifecycle.stop(self.workloads, provider_id, container_id)
+        return lifecycle.stop(self.workloads, parse_provider_id(provider_id), container_id)
 
     def reconfigure(
         self, provider_id: str, spec: ContainerSpec, *, rollback_on_failure: bool = False
@@ -94,7 +97,10 @@ class KubernetesProvider:
         from . import reconfigure
 
         return reconfigure.reconfigure(
-            self.workloads, provider_id, spec, rollback_on_failure=rollback_on_failure
+            self.workloads,
+            parse_provider_id(provider_id),
+            spec,
+            rollback_on_failure=rollback_on_failure,
         )
 
     def delete(
@@ -103,13 +109,13 @@ class KubernetesProvider:
         """Foreground-delete the Deployment: Kubernetes garbage-collects ReplicaSets and Pods."""
         from . import lifecycle
 
-        return lifecycle.delete(self.workloads, provider_id, container_id)
+        return lifecycle.delete(self.workloads, parse_provider_id(provider_id), container_id)
 
     def network(self, provider_id: str) -> NetworkInfo:
         """The current Ready Pod's IP: ephemeral, never an identity."""
         from . import reading
 
-        return reading.network(self.workloads, provider_id)
+        return reading.network(self.workloads, parse_provider_id(provider_id))
 
     def check(self) -> CheckResult:
         """kubectl and API reachable, namespace present, and every permission, one by one."""
@@ -131,8 +137,9 @@ class KubernetesProvider:
             from . import describing
 
             assert provider_id is not None
-            return describing.describe_plan(self.workloads, provider_id)
+            return describing.describe_plan(self.workloads, parse_provider_id(provider_id))
         from . import reading
 
-        namespace = self.namespace() if provider_id is None else None
-        return reading.read_plan(self.workloads, namespace, command, provider_id)
+        if provider_id is None:
+            return reading.read_plan(self.workloads, self.namespace(), command)
+        return reading.read_plan(self.workloads, None, command, parse_provider_id(provider_id))

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from ..contract.errors import Forbidden, NotFound, Timeout, Unauthorized, Unavailable
 from ..contract.models import DryRunPlan, NetworkInfo, Snapshot
-from ..contract.naming import ProviderId, deployment_selector, parse_provider_id
+from ..contract.naming import ProviderId, deployment_selector
 from ..contract.statuses import Status
 from ..kubectl import commands
 from ..rules.ownership import check_ownership, is_managed
@@ -46,8 +46,8 @@ class Read(NamedTuple):
 
 
 def read_named(
-    node: Workloads,
-    pid: ProviderId,
+    workloads: Workloads,
+    provider_id: ProviderId,
     *,
     absent_ok: bool = True,
     check: Callable[[Document], None] | None = None,
@@ -57,20 +57,22 @@ def read_named(
     label; else its read by name (a 404 is None) and, when it is Manager's, its ReplicaSets and
     Pods by its selector. ``check`` judges the Deployment before anything more is read;
     ``plan_only`` stops before a last read that decides nothing (``--dry-run``)."""
-    named = commands.named_workload(pid.name)
+    named = commands.named_workload(provider_id.name)
     steps = [plans.Step(named)]
-    data = node.runner.run_json(named, namespace=pid.namespace)
+    data = workloads.runner.run_json(named, namespace=provider_id.namespace)
     deployments, replicasets, pods = split_kinds((data or {}).get("items") or [])
-    deployment = next((d for d in deployments if d["metadata"].get("name") == pid.name), None)
+    deployment = next(
+        (d for d in deployments if d["metadata"].get("name") == provider_id.name), None
+    )
     if deployment is not None:
         if check is not None:
             check(deployment)
         if holds_every_pod(deployment, select_owned(deployment, replicasets, pods)):
             return Read(deployment, replicasets, pods, steps)
     else:
-        get = commands.get_deployment(pid.name)
-        steps.append(plans.Step(get, _NOT_HELD.format(pid.name), absent_ok=absent_ok))
-        deployment = node.get_deployment(pid, absent_ok=absent_ok)
+        get = commands.get_deployment(provider_id.name)
+        steps.append(plans.Step(get, _NOT_HELD.format(provider_id.name), absent_ok=absent_ok))
+        deployment = workloads.get_deployment(provider_id, absent_ok=absent_ok)
         if deployment is None or not is_managed(deployment):
             return Read(deployment, [], [], steps)
         if check is not None:
@@ -79,67 +81,66 @@ def read_named(
     steps.append(plans.Step(owned, _BY_SELECTOR))
     if plan_only:
         return Read(deployment, [], [], steps)
-    replicasets, pods = node.read_owned(pid.namespace, deployment_selector(deployment))
+    replicasets, pods = workloads.read_owned(provider_id.namespace, deployment_selector(deployment))
     return Read(deployment, replicasets, pods, steps)
 
 
-def status(node: Workloads, provider_id: str) -> Snapshot:
+def status(workloads: Workloads, provider_id: ProviderId) -> Snapshot:
     """Never raises for an unreachable or refusing API: that answer is ``unknown``."""
-    pid = parse_provider_id(provider_id)
     try:
-        deployment, replicasets, pods, _ = read_named(node, pid)
+        deployment, replicasets, pods, _ = read_named(workloads, provider_id)
     except UNKNOWABLE as exc:
-        return placeholder_snapshot(pid, Status.UNKNOWN, f"{exc.type}: {exc.message}")
+        return placeholder_snapshot(provider_id, Status.UNKNOWN, f"{exc.type}: {exc.message}")
     if deployment is None:
-        return placeholder_snapshot(pid, Status.MISSING, "deployment does not exist")
+        return placeholder_snapshot(provider_id, Status.MISSING, "deployment does not exist")
     if not is_managed(deployment):
         return placeholder_snapshot(
-            pid,
+            provider_id,
             Status.MISSING,
-            f"a deployment named {pid.name} exists but is not managed by Manager",
+            f"a deployment named {provider_id.name} exists but is not managed by Manager",
         )
     return build_snapshot(deployment, replicasets, pods)
 
 
-def _network_read(node: Workloads, pid: ProviderId, *, plan_only: bool = False) -> Read:
+def _network_read(
+    workloads: Workloads, provider_id: ProviderId, *, plan_only: bool = False
+) -> Read:
     """network's read: a Deployment absent is NotFound, one not this node's Manager's is
     Conflict (``check_ownership``), before its Pods are read."""
 
     def owned(deployment: Document) -> None:
-        check_ownership(deployment, node_id=node.config.node_id)
+        check_ownership(deployment, node_id=workloads.config.node_id)
 
-    read = read_named(node, pid, absent_ok=False, check=owned, plan_only=plan_only)
+    read = read_named(workloads, provider_id, absent_ok=False, check=owned, plan_only=plan_only)
     if read.deployment is None:
-        raise NotFound(f"deployment {pid} not found", {"providerId": str(pid)})
+        raise NotFound(f"deployment {provider_id} not found", {"providerId": str(provider_id)})
     owned(read.deployment)  # a Deployment read by name that is not Manager's
     return read
 
 
-def network(node: Workloads, provider_id: str) -> NetworkInfo:
-    pid = parse_provider_id(provider_id)
-    deployment, replicasets, pods, _ = _network_read(node, pid)
+def network(workloads: Workloads, provider_id: ProviderId) -> NetworkInfo:
+    deployment, replicasets, pods, _ = _network_read(workloads, provider_id)
     assert deployment is not None  # _network_read raised NotFound otherwise
     ip = pod_ip(current_ready_pod(deployment, replicasets, pods))
-    return NetworkInfo(provider_id=str(pid), pod_ip=ip, ipv4_address=ip)
+    return NetworkInfo(provider_id=str(provider_id), pod_ip=ip, ipv4_address=ip)
 
 
 def read_plan(
-    node: Workloads, namespace: str | None, command: str, provider_id: str | None = None
+    workloads: Workloads, namespace: str | None, command: str, provider_id: ProviderId | None = None
 ) -> DryRunPlan:
     """What a read-only command would run (``--dry-run``). For a provider ID the reads that
     decide which commands follow run (``read_named``); the last read by selector does not."""
-    runner = node.runner
+    runner = workloads.runner
     if provider_id is not None:
-        pid = parse_provider_id(provider_id)
         if command == "network":
-            read = _network_read(node, pid, plan_only=True)
+            read = _network_read(workloads, provider_id, plan_only=True)
         else:
-            read = read_named(node, pid, plan_only=True)
-        return plans.build(runner, *read.steps, namespace=pid.namespace)
+            read = read_named(workloads, provider_id, plan_only=True)
+        return plans.build(runner, *read.steps, namespace=provider_id.namespace)
     assert namespace is not None  # node-wide commands are planned in the node's namespace
     if command == "list":
         return plans.build(
-            runner, (commands.list_workloads(node.config.node_id), ""), namespace=namespace
+            runner, (commands.list_workloads(workloads.config.node_id), ""), namespace=namespace
         )
     if command == "nodes":
         return plans.build(runner, (["get", "nodes", "-o", "json"], ""), namespace=namespace)

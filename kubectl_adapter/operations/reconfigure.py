@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..contract.errors import AdapterError, Conflict, InvalidInput
 from ..contract.models import DryRunPlan, Snapshot
@@ -11,7 +11,6 @@ from ..contract.naming import (
     ROLLBACK_ANNOTATION,
     ProviderId,
     deployment_selector,
-    parse_provider_id,
 )
 from ..contract.spec import ContainerSpec
 from ..kubectl import commands
@@ -25,9 +24,10 @@ from ..rules.restore import restore_patch, taken_back
 from ..rules.rollback_mark import mark, revision_of
 from ..rules.snapshots import build_snapshot
 from ..rules.status import desired_replicas
-from . import plans
-from .preflight import check_wait_permissions
+from . import awaited, plans
+from .waits import Wait
 from .workload import Workloads
+from .write_first import Write
 
 # Reconfigure re-reads and applies again when only the resourceVersion moved on (a status
 # update, a scale) between its read and its apply; a Deployment that keeps changing faster
@@ -35,62 +35,103 @@ from .workload import Workloads
 APPLY_ATTEMPTS = 3
 
 
+class _Steps(NamedTuple):
+    """reconfigure's commands in the order they run: the read, the wait's watches (only
+    when it runs: a stopped workload's reconfigure has no rollout to wait for), the apply,
+    and the patch that takes back what another manager added (when the read shows some)."""
+
+    get: plans.Step
+    watch: plans.Step | None
+    apply: plans.Step
+    restore: plans.Step | None
+
+    def shown(self) -> list[plans.Step]:
+        return [step for step in self if step is not None]
+
+
+def _steps(workloads: Workloads, provider_id: ProviderId, before: dict[str, Any]) -> _Steps:
+    name = provider_id.name
+    watch = None
+    if desired_replicas(before) != 0:
+        by_hand = commands.rollout_status(name, workloads.config.timeout)
+        watch = plans.watch_step(
+            name,
+            deployment_selector(before),
+            by_hand,
+            "unless the apply shows the rollout complete",
+        )
+    return _Steps(
+        plans.Step(commands.get_deployment(name)),
+        watch,
+        plans.Step(commands.apply_read_back()),
+        _restore_step(name, before),
+    )
+
+
 def reconfigure(
-    node: Workloads, provider_id: str, spec: ContainerSpec, *, rollback_on_failure: bool = False
+    workloads: Workloads,
+    provider_id: ProviderId,
+    spec: ContainerSpec,
+    *,
+    rollback_on_failure: bool = False,
 ) -> Snapshot | DryRunPlan:
     """Re-apply the Pod template from ``spec``; same Deployment, replicas untouched."""
-    pid = parse_provider_id(provider_id)
-    if spec.hostname != pid.name:
+    if spec.hostname != provider_id.name:
         raise InvalidInput(
             f"spec hostname {spec.hostname!r} differs from the provider ID's name "
-            f"{pid.name!r}; identity cannot change on reconfigure",
-            {"field": "hostname", "spec": spec.hostname, "providerId": str(pid)},
+            f"{provider_id.name!r}; identity cannot change on reconfigure",
+            {"field": "hostname", "spec": spec.hostname, "providerId": str(provider_id)},
         )
-    apply = commands.apply_read_back()
-    before = node.require_deployment(pid)
-    check_reconfigurable(node, before, spec)
-    selector = deployment_selector(before)
-    if node.config.dry_run:
-        stopped = desired_replicas(before) == 0
+    read = workloads.require_deployment(provider_id)
+    check_reconfigurable(workloads, read, spec)
+    precondition(read)  # a read without uid or resourceVersion pins nothing: said before any watch
+    selector = deployment_selector(read)
+    steps = _steps(workloads, provider_id, read)
+    if workloads.config.dry_run:
         return plans.build(
-            node.runner,
-            (commands.get_deployment(pid.name), ""),
-            *([] if stopped else [plans.wait_permissions_step(pid.namespace)]),
-            (apply, ""),
-            *_restore_plan(pid.name, before),
-            *(
-                []
-                if stopped
-                else [
-                    plans.watch_step(
-                        pid.name,
-                        selector,
-                        commands.rollout_status(pid.name, node.config.timeout),
-                        "unless the apply shows the rollout complete",
-                    )
-                ]
-            ),
-            namespace=pid.namespace,
-            manifest=render_manifest(spec, pid.namespace, precondition(before)),
+            workloads.runner,
+            *steps.shown(),
+            namespace=provider_id.namespace,
+            manifest=render_manifest(spec, provider_id.namespace, precondition(read)),
         )
-    if desired_replicas(before) != 0:  # a stopped workload's reconfigure does not wait
-        check_wait_permissions(node.runner, pid, "reconfigure")
-    before, after = apply_pinned(node, pid, spec, before, apply)
-    after = restore(node, pid, after)
+    applied: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+
+    def apply() -> Wait | dict[str, Any]:
+        before, after = apply_pinned(workloads, provider_id, spec, read, steps.apply.args)
+        after = restore(workloads, provider_id, after)
+        applied["made"] = (before, after)
+        if desired_replicas(after) == 0:  # a stopped workload's reconfigure does not wait
+            return after
+        return awaited.rollout(
+            workloads, provider_id, selector, uid_of(before), "reconfigure", after
+        )
+
+    wait: Wait | None = None
+    write: Write | None = None
+    final: dict[str, Any] = {}
+    if steps.watch is None:
+        made = apply()
+        wait = None if isinstance(made, dict) else made
+    else:
+        left = f"deployment {provider_id} has the new Pod template, its rollout not awaited"
+        write = Write("reconfigure", provider_id, apply, left)
+    if wait is not None or write is not None:
+        try:
+            final = awaited.rolled_out(workloads, provider_id, selector, wait=wait, write=write)
+        except AdapterError as exc:
+            failed = exc.type in ("RolloutFailed", "Timeout") and "made" in applied
+            if rollback_on_failure and failed:
+                raise rollback(workloads, provider_id, selector, exc) from exc
+            raise
+    before, after = applied["made"]
     if desired_replicas(after) == 0:
-        return _saying_restored(stopped_answer(pid, uid_of(before), after), before)
-    try:
-        final = node.wait(pid, selector, uid_of(before), "reconfigure", after)
-    except AdapterError as exc:
-        if rollback_on_failure and exc.type in ("RolloutFailed", "Timeout"):
-            raise rollback(node, pid, selector, exc) from exc
-        raise
+        return _saying_restored(stopped_answer(provider_id, uid_of(before), after), before)
     # The Deployment the wait ended on: "1/1 available" with the new template; no read for
     # the Pod IP (``status`` and ``network`` give it).
     return _saying_restored(build_snapshot(final, [], []), before)
 
 
-def stopped_answer(pid: ProviderId, uid: str | None, applied: dict[str, Any]) -> Snapshot:
+def stopped_answer(provider_id: ProviderId, uid: str | None, applied: dict[str, Any]) -> Snapshot:
     """A stopped Deployment's snapshot from what the apply (or restore patch) printed, with no
     wait: there is no Pod to roll out, so the new template has nothing to wait for until a
     start, whose own wait rolls it out. The apply was pinned to the uid and resourceVersion
@@ -99,29 +140,33 @@ def stopped_answer(pid: ProviderId, uid: str | None, applied: dict[str, Any]) ->
     apply is another job's, after this one: the answer says the Deployment as this one left
     it. Its ``observedGeneration`` is the controller's, which may not have seen the new
     generation yet."""
-    rollout_event(pid, "ADDED", applied, uid, "reconfigure")
+    rollout_event(provider_id, "ADDED", applied, uid, "reconfigure")
     return build_snapshot(applied, [], [])
 
 
-def restore(node: Workloads, pid: ProviderId, applied: dict[str, Any]) -> dict[str, Any]:
+def restore(
+    workloads: Workloads, provider_id: ProviderId, applied: dict[str, Any]
+) -> dict[str, Any]:
     """Remove what another manager added and the apply left (one ``kubectl patch``, only when
     there is something); returns the Deployment as it is then."""
     patch = restore_patch(applied, drift(applied))
     if patch is None:
         return applied
     text = json.dumps(patch, separators=(",", ":"), sort_keys=True)
-    patched = node.runner.run_json(commands.restore(pid.name, text), namespace=pid.namespace)
+    patched = workloads.runner.run_json(
+        commands.restore(provider_id.name, text), namespace=provider_id.namespace
+    )
     return patched if isinstance(patched, dict) else applied
 
 
-def _restore_plan(name: str, before: dict[str, Any]) -> list[plans.Step]:
+def _restore_step(name: str, before: dict[str, Any]) -> plans.Step | None:
     """The patch step, when the Deployment read shows fields another manager added (the real
     run decides from the applied Deployment, which can only show fewer)."""
     patch = restore_patch(before, drift(before))
     if patch is None:
-        return []
+        return None
     text = json.dumps(patch, separators=(",", ":"), sort_keys=True)
-    return [plans.Step(commands.restore(name, text), "takes back what another manager added")]
+    return plans.Step(commands.restore(name, text), "takes back what another manager added")
 
 
 def _saying_restored(snapshot: Snapshot, before: dict[str, Any]) -> Snapshot:
@@ -135,8 +180,10 @@ def _saying_restored(snapshot: Snapshot, before: dict[str, Any]) -> Snapshot:
     return snapshot
 
 
-def check_reconfigurable(node: Workloads, deployment: dict[str, Any], spec: ContainerSpec) -> None:
-    check_ownership(deployment, node_id=node.config.node_id)
+def check_reconfigurable(
+    workloads: Workloads, deployment: dict[str, Any], spec: ContainerSpec
+) -> None:
+    check_ownership(deployment, node_id=workloads.config.node_id)
     check_identity(deployment, spec.container_id, spec.node_id)
     # A paused Deployment (Manager never pauses) is drift like any other: the restore patch
     # after the apply takes the pause back, so the new template rolls out. Were it left
@@ -144,8 +191,8 @@ def check_reconfigurable(node: Workloads, deployment: dict[str, Any], spec: Cont
 
 
 def apply_pinned(
-    node: Workloads,
-    pid: ProviderId,
+    workloads: Workloads,
+    provider_id: ProviderId,
     spec: ContainerSpec,
     read: dict[str, Any],
     apply: list[str],
@@ -155,29 +202,31 @@ def apply_pinned(
     uid = uid_of(read)
     refused: Conflict | None = None
     for _ in range(APPLY_ATTEMPTS):
-        manifest = render_manifest(spec, pid.namespace, precondition(read))
+        manifest = render_manifest(spec, provider_id.namespace, precondition(read))
         try:
-            applied = node.runner.run_json(apply, namespace=pid.namespace, stdin=manifest)
+            applied = workloads.runner.run_json(
+                apply, namespace=provider_id.namespace, stdin=manifest
+            )
             return read, applied or {}
         except Conflict as exc:
             refused = exc
-            current = node.get_deployment(pid)
-            problem = changed_under_apply(pid, current, uid)
+            current = workloads.get_deployment(provider_id)
+            problem = changed_under_apply(provider_id, current, uid)
             if problem is not None:
                 problem.details.setdefault("kubectl", exc.details)
                 raise problem from exc
             assert current is not None  # changed_under_apply said it exists
-            check_reconfigurable(node, current, spec)
+            check_reconfigurable(workloads, current, spec)
             read = current
     raise Conflict(
-        f"deployment {pid} kept changing while reconfigure applied the new spec "
+        f"deployment {provider_id} kept changing while reconfigure applied the new spec "
         f"({APPLY_ATTEMPTS} attempts refused by the resourceVersion precondition)",
-        {"providerId": str(pid), "kubectl": refused.details if refused else {}},
+        {"providerId": str(provider_id), "kubectl": refused.details if refused else {}},
     )
 
 
 def rollback(
-    node: Workloads, pid: ProviderId, selector: str, failure: AdapterError
+    workloads: Workloads, provider_id: ProviderId, selector: str, failure: AdapterError
 ) -> AdapterError:
     """Undo the failed rollout, wait for it, and report both outcomes."""
     outcome: dict[str, Any] = {"performed": True}
@@ -185,18 +234,20 @@ def rollback(
     try:
         # -o json prints the Deployment as it was read before the undo: its revision is
         # the one that failed.
-        undone = node.runner.run_json(
-            ["rollout", "undo", f"deployment/{pid.name}", "-o", "json"], namespace=pid.namespace
+        undone = workloads.runner.run_json(
+            ["rollout", "undo", f"deployment/{provider_id.name}", "-o", "json"],
+            namespace=provider_id.namespace,
         )
         failed = revision_of(undone if isinstance(undone, dict) else None)
-        final = node.wait(pid, selector, None, "reconfigure")
+        wait = awaited.rollout(workloads, provider_id, selector, None, "reconfigure")
+        final = awaited.rolled_out(workloads, provider_id, selector, wait=wait)
         outcome["succeeded"] = True
         now = revision_of(final)
         outcome["message"] = (
             f"rolled back to the previous revision, which is available (revision {now}; "
             f"revision {failed} failed)"
         )
-        outcome["marked"] = _mark(node, pid, failed, final)
+        outcome["marked"] = _mark(workloads, provider_id, failed, final)
     except AdapterError as exc:
         outcome["succeeded"] = False
         outcome["message"] = f"{exc.type}: {exc.message}"
@@ -206,24 +257,32 @@ def rollback(
     if outcome.get("succeeded") and failed is not None:
         # The undo replaced the failed revision's Pods: a `kubectl logs`/`describe pod` of
         # one would answer NotFound. What that revision ran is still in its ReplicaSet.
-        step = f"kubectl rollout history deployment/{pid.name} -n {pid.namespace} " + (
-            f"--revision={failed}"
+        step = (
+            f"kubectl rollout history deployment/{provider_id.name} -n {provider_id.namespace} "
+            + (f"--revision={failed}")
         )
         details["nextStep"] = step
     tail = f" | next step: {step}" if step else ""
     return type(failure)(f"{said} | rollback: {outcome['message']}{tail}", details)
 
 
-def _mark(node: Workloads, pid: ProviderId, failed: str | None, final: dict[str, Any]) -> bool:
+def _mark(
+    workloads: Workloads, provider_id: ProviderId, failed: str | None, final: dict[str, Any]
+) -> bool:
     """Annotate the Deployment with the rollback and the fields it put in place
     (``rollback_mark``, from ``final``: the Deployment the rollback's wait ended on), so drift
     never reports them as a change by kubectl; best effort: False when it could not."""
     at = clock.utc_now().strftime("%Y-%m-%dT%H:%M:%SZ")
     value = mark(failed, revision_of(final), at, rollback_fields(final), applied_at(final))
     try:
-        node.runner.run(
-            ["annotate", f"deployment/{pid.name}", f"{ROLLBACK_ANNOTATION}={value}", "--overwrite"],
-            namespace=pid.namespace,
+        workloads.runner.run(
+            [
+                "annotate",
+                f"deployment/{provider_id.name}",
+                f"{ROLLBACK_ANNOTATION}={value}",
+                "--overwrite",
+            ],
+            namespace=provider_id.namespace,
         )
     except AdapterError:
         return False

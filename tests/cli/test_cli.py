@@ -14,7 +14,6 @@ from pytest_subprocess import FakeProcess
 from kubectl_adapter.cli import app as cli
 from kubectl_adapter.contract import errors
 from kubectl_adapter.contract.errors import ALL_ERRORS
-from kubectl_adapter.operations.preflight import wait_review_document
 from tests.k8s_objects import deployment, kubectl_list, kubectl_object, pod, replicaset
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,24 +68,21 @@ def test_dry_run_create_prints_commands_and_manifest(
         "kubectl -n testns --request-timeout 10s get deployment web-1 -o json "
         '--show-managed-fields || true  # a 404 (NotFound) here is "absent" to the adapter, '
         "which goes on",
-        # What the wait after the apply needs, asked before the apply writes anything.
-        "kubectl -n testns --request-timeout 10s create -f - -o json --validate=false "
-        "<<'MANIFEST'  # the "
-        "wait's permissions, asked before anything is written\n"
-        f"{wait_review_document('testns')}\nMANIFEST",
-        # The manifest follows as a heredoc: the plan pastes into bash as it is.
-        "kubectl -n testns --request-timeout 10s apply --server-side "
-        "--field-manager=opensource-server-manager --force-conflicts -f - -o json "
-        "--show-managed-fields <<'MANIFEST'\n"
-        f"{manifest.rstrip()}\nMANIFEST",
-        # The adapter's wait is a watch (a comment: pasted, a watch never ends), then the
-        # command that waits for the same end state, as a whole: pasted, it waits as long.
+        # The adapter's wait is a watch (a comment: pasted, a watch never ends), started
+        # before the apply: the API server answering it proves the wait's permissions.
         "# the adapter watches: kubectl -n testns get deployments -l "
         "org.mieweb.opensource-server.managed=true --field-selector metadata.name=web-1 "
         "--watch -o json --output-watch-events --show-managed-fields\n"
         "# and at once: kubectl -n testns get pods -l "
         "org.mieweb.opensource-server.container-id=42,org.mieweb.opensource-server.managed=true "
-        "--watch -o json --output-watch-events\n"
+        "--watch -o json --output-watch-events",
+        # The manifest follows as a heredoc: the plan pastes into bash as it is.
+        "kubectl -n testns --request-timeout 10s apply --server-side "
+        "--field-manager=opensource-server-manager --force-conflicts -f - -o json "
+        "--show-managed-fields <<'MANIFEST'\n"
+        f"{manifest.rstrip()}\nMANIFEST",
+        # Then the command that waits for the same end state, as a whole: pasted, it waits
+        # as long.
         "# (judging each event, killed once the wait is decided; pasted, a watch never ends: "
         "the next line waits for the same end state)\n"
         "kubectl -n testns rollout status deployment/web-1 --timeout=300s",

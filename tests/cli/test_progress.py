@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import io
+import json
 import math
 import os
 import pty
@@ -232,7 +233,6 @@ def test_each_wait_says_what_it_awaits(
     monkeypatch: pytest.MonkeyPatch, method: str, what: str
 ) -> None:
     """start/create/reconfigure (rollout), stop and delete each wrap their wait."""
-    from kubectl_adapter.operations import lifecycle
     from kubectl_adapter.operations.provider import KubernetesProvider
     from kubectl_adapter.operations.workload import Workloads
     from tests.k8s_objects import deployment
@@ -244,9 +244,9 @@ def test_each_wait_says_what_it_awaits(
     def get(self: Any, pid: Any, **kwargs: Any) -> Any:
         return state["deployment"]
 
-    def set_replicas(self: Any, pid: Any, replicas: int, container_id: Any) -> Any:
+    def set_replicas(self: Any, pid: Any, patch: list[str], container_id: Any) -> Any:
         patched = deployment(replicas=1, available=None, total=1)  # not there yet: a wait runs
-        patched["spec"]["replicas"] = replicas
+        patched["spec"]["replicas"] = json.loads(patch[patch.index("-p") + 1])[-1]["value"]
         return patched
 
     def waiting() -> bool:
@@ -255,9 +255,11 @@ def test_each_wait_says_what_it_awaits(
         return bool(begun) and recorder.calls[-1][0] != "end"
 
     def watch_together(args: Any, watching: Any, **kwargs: Any) -> WatchEnd:
-        assert waiting(), args
+        assert not waiting(), args  # the watches start before the write: nothing shown yet
         done = deployment(replicas=0, total=0) if method == "stop" else deployment()
+        watching.stderr_line(0, LISTED)  # both watches have listed: the write is made
         watching.stderr_line(1, LISTED)  # no Pod: the Pods' watch has listed none
+        assert waiting(), args  # the wait is shown from the write on
         # the event that decides it
         assert watching.document(0, {"type": "MODIFIED", "object": done})
         return WatchEnd(True, None)
@@ -266,16 +268,8 @@ def test_each_wait_says_what_it_awaits(
         assert kwargs.get("request_timeout") is False and waiting(), args  # delete's wait
         return KubectlResult(list(args), 0, 'deployment.apps "web-1" deleted\n', "")
 
-    def until_running(
-        self: Any, pid: Any, selector: str, uid: Any, verb: str, current: Any
-    ) -> None:
-        self.wait(pid, selector, uid, verb)
-
-    # The check of the wait's permissions before the write is no wait.
-    monkeypatch.setattr(lifecycle, "check_wait_permissions", lambda *args: None)
     monkeypatch.setattr(Workloads, "get_deployment", get)
     monkeypatch.setattr(Workloads, "set_replicas", set_replicas)
-    monkeypatch.setattr(Workloads, "until_running", until_running)
     monkeypatch.setattr(provider.runner, "watch_together", watch_together)
     monkeypatch.setattr(provider.runner, "run", run)
     with progress.watching(recorder):

@@ -16,7 +16,7 @@ from kubectl_adapter.kubectl.runner import KubectlRunner
 from kubectl_adapter.operations.feed_checks import FEED_NEEDS, check_feed_permissions
 
 K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
-REVIEWS = [*K, *commands.wait_access_reviews()]
+REVIEWS = [*K, *commands.feed_access_reviews()]
 FORBIDDEN = (
     'Error from server (Forbidden): error when creating "STDIN": selfsubjectaccessreviews.'
     'authorization.k8s.io is forbidden: User "u" cannot create resource '

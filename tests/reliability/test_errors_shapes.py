@@ -17,7 +17,6 @@ import pytest
 
 from kubectl_adapter.cli import app as cli
 from tests.k8s_objects import deployment
-from tests.operations.test_provider import reviews_answer
 
 NGINX = Path(__file__).resolve().parents[2] / "examples" / "nginx.json"
 
@@ -41,19 +40,11 @@ COMMANDS = {
 
 
 def stub_kubectl(tmp_path: Path, output: object) -> Path:
-    """A kubectl printing ``output`` for every command, but the access reviews a write asks
-    for its wait first (operations/preflight.py), which it grants as a server would."""
+    """A kubectl printing ``output`` for every command."""
     canned = tmp_path / "out.json"
     canned.write_text(json.dumps(output), encoding="utf-8")
-    granted = tmp_path / "reviews.json"
-    granted.write_text(reviews_answer(), encoding="utf-8")
     stub = tmp_path / "kubectl"
-    stub.write_text(
-        "#!/bin/sh\n"
-        f'case "$*" in *" create -f - "*) exec cat \'{granted}\' ;; esac\n'
-        f"exec cat '{canned}'\n",
-        encoding="utf-8",
-    )
+    stub.write_text(f"#!/bin/sh\nexec cat '{canned}'\n", encoding="utf-8")
     stub.chmod(0o755)
     return stub
 

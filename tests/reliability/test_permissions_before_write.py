@@ -3,9 +3,10 @@
 Every node set up before the Pods' watch has a Role without ``watch`` on pods: create,
 start, stop and reconfigure used to write (apply, patch) and then fail Forbidden at their
 wait, with nothing saying the change had landed (for create, Manager then tracked nothing).
-Now each asks for its wait's permissions first (one ``kubectl create`` of
-SelfSubjectAccessReviews) and refuses with nothing changed. Where that question itself is
-refused, the error after the write says what was written.
+Now each starts its wait's watches before the write (issue 38): the API server answering
+their list and watch proves the wait's permissions at no process of its own, and a refusal
+ends the command with nothing changed. Where the Role changes after that, the error after
+the write says what was written.
 
 The real CLI as the ServiceAccount of rbac/, through the real kubectl, against the fake API
 server with RBAC enforced.
@@ -89,16 +90,25 @@ def test_an_old_role_refuses_before_the_write(old_node: Identity, verb: str) -> 
 
 
 def test_a_refusal_after_the_write_says_what_was_written(old_node: Identity) -> None:
-    """The reviews themselves refused (the check cannot be made): stop writes, its wait is
-    refused, and the error says the Deployment is at 0."""
+    """The Role loses ``watch pods`` once stop's watches have proved it and its patch has
+    landed: the Pods' watch, started again, is refused, and the error says the Deployment
+    is at 0."""
+    old_node.apply_rbac()  # this version's Role: the watches before the write get through
     name, _ = workload(old_node, "running")
     fake = old_node.fake
-    fake.fail_next(100, 403, method="POST", path_regex=r"selfsubjectaccessreviews$")
+
+    def revoke() -> None:
+        old_node.apply_rbac(role_without(OLD_ROLE_LACKS, old_node.namespace))
+        assert fake.close_watches(r"/pods$") >= 1
+
+    hook = fake.on_request(after=revoke, method="PATCH", path_regex=rf"/deployments/{name}$")
     pid = f"{old_node.namespace}/{name}"
     try:
         result = old_node.adapter("stop", pid)
     finally:
         fake.clear_faults()
+        old_node.apply_rbac(role_without(OLD_ROLE_LACKS, old_node.namespace))
+    assert hook.fired.is_set() and not hook.errors, hook.errors
     assert (result.code, result.error_type) == (FORBIDDEN_EXIT, "Forbidden"), _why(result)
     error = result.doc["error"]
     assert "stop had already written" in error["message"], _why(result)
@@ -109,7 +119,7 @@ def test_a_refusal_after_the_write_says_what_was_written(old_node: Identity) -> 
 
 
 def test_a_role_of_this_version_asks_and_goes_on(cluster: Cluster) -> None:
-    """rbac/role.yaml as shipped: the question costs one kubectl, and the operation runs."""
+    """rbac/role.yaml as shipped: the wait's watches get through, and the operation runs."""
     me = identity(cluster, cluster.namespace)
     me.apply_rbac()
     since = len(me.fake.requests)

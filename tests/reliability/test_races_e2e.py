@@ -133,33 +133,25 @@ class Races:
 
     # -- 2. start / create racing a stop or a delete --------------------------------------
 
-    def _at_wait(self, trial: Trial, *competing: str) -> None:
-        """Before the wait's watch lists the Deployment."""
-        trial.hook = self.fake.on_request(
-            before=self.compete(trial, *competing),
-            method="GET",
-            path_regex=rf"/namespaces/{self.ns}/deployments$",
-            query={"fieldSelector": f"metadata.name={trial.name}"},
-            kubectl_command="kubectl get",
-        )
-
-    def _in_wait(self, trial: Trial, *competing: str) -> None:
-        """After the wait's watch listed the Deployment (a rollout under way), before that
-        list's answer reaches kubectl: the watch then goes on from there and sees the
-        competing job's change. The operation reads nothing after its wait, so this is the
-        last point another job can land and still be this one's to report."""
+    def _after_write(self, trial: Trial, *competing: str) -> None:
+        """Once the write (start's patch, create's apply) is made, before its answer reaches
+        kubectl: the wait's watches, started before the write (issue 38), go on from there
+        and see the competing job's change. The operation reads nothing after its wait, so
+        this is the last point another job can land and still be this one's to report."""
         trial.hook = self.fake.on_request(
             after=self.compete(trial, *competing),
-            method="GET",
-            path_regex=rf"/namespaces/{self.ns}/deployments$",
-            query={"fieldSelector": f"metadata.name={trial.name}"},
-            kubectl_command="kubectl get",
+            method="PATCH",
+            path_regex=rf"/namespaces/{self.ns}/deployments/{trial.name}$",
         )
 
     def start_vs_stop(self) -> Trial:
         trial = self.running("st-stop")
         _ok(self.cluster.adapter("stop", self.pid(trial)))
-        self._at_wait(trial, "stop", self.pid(trial))
+        # Its next Pod never becomes ready, so the start's rollout is still under way when
+        # the stop lands (a rollout complete before it would be start's success).
+        never_ready = spec(trial.name, trial.cid, env={"FAKE_NEVER_READY": "1"})
+        _ok(self.cluster.adapter("reconfigure", self.pid(trial), "--spec", "-", stdin=never_ready))
+        self._after_write(trial, "stop", self.pid(trial))
         return self.finish(trial, self.cluster.adapter("start", self.pid(trial)))
 
     def start_vs_delete(self) -> Trial:
@@ -169,13 +161,13 @@ class Races:
         # still under way whatever the timing: the delete lands inside the wait.
         never_ready = spec(trial.name, trial.cid, env={"FAKE_NEVER_READY": "1"})
         _ok(self.cluster.adapter("reconfigure", self.pid(trial), "--spec", "-", stdin=never_ready))
-        self._in_wait(trial, "delete", self.pid(trial))
+        self._after_write(trial, "delete", self.pid(trial))
         return self.finish(trial, self.cluster.adapter("start", self.pid(trial)))
 
     def create_vs_delete(self) -> Trial:
         name, cid = self.cluster.workload("cr-del")
         trial = Trial(name, cid)
-        self._in_wait(trial, "delete", self.pid(trial))
+        self._after_write(trial, "delete", self.pid(trial))
         never_ready = spec(name, cid, env={"FAKE_NEVER_READY": "1"})
         created = self.cluster.adapter("create", "--spec", "-", stdin=never_ready)
         return self.finish(trial, created)
@@ -183,8 +175,9 @@ class Races:
     def create_vs_stop(self) -> Trial:
         name, cid = self.cluster.workload("cr-stop")
         trial = Trial(name, cid)
-        self._at_wait(trial, "stop", self.pid(trial))
-        created = self.cluster.adapter("create", "--spec", "-", stdin=spec(name, cid))
+        self._after_write(trial, "stop", self.pid(trial))
+        never_ready = spec(name, cid, env={"FAKE_NEVER_READY": "1"})
+        created = self.cluster.adapter("create", "--spec", "-", stdin=never_ready)
         return self.finish(trial, created)
 
     # -- 3. delete trusting a 404 ---------------------------------------------------------
@@ -231,11 +224,11 @@ class Races:
     # -- 4. stop racing a start -----------------------------------------------------------
 
     def stop_vs_start(self) -> Trial:
-        """The start lands between stop's scale and its wait: the wait would then hold a
-        new, running pod that will never go. (A start after the wait's first read:
+        """The start lands just after stop's scale: the wait would then hold a new, running
+        pod that will never go. (A start after the wait's first read:
         tests/reliability/test_waits.py.)"""
         trial = self.running("sp-start")
-        self._at_wait(trial, "start", self.pid(trial))
+        self._after_write(trial, "start", self.pid(trial))
         stopped = self.cluster.adapter("stop", self.pid(trial), flags=["--timeout", "60"])
         return self.finish(trial, stopped)
 
@@ -316,7 +309,8 @@ def test_reconfigure_racing_a_stop_applies_again_and_keeps_it_stopped(
 @pytest.mark.parametrize("key", ["start_vs_stop", "create_vs_stop"])
 def test_start_or_create_raced_by_a_stop_is_a_conflict(trials: dict[str, Trial], key: str) -> None:
     trial, result = _trial(trials, key)
-    assert (result.code, result.error_type) == (6, "Conflict"), _why(result)
+    competing = [_why(other) for other in trial.competing]
+    assert (result.code, result.error_type) == (6, "Conflict"), (_why(result), competing)
     assert "scaled to 0" in result.doc["error"]["message"]
     assert trial.after is not None and trial.after["spec"]["replicas"] == 0
 

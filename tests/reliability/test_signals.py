@@ -22,10 +22,11 @@ from tests.k8s_objects import deployment, kubectl_object
 from .helpers import alive, await_true, cli_argv, cli_env, group_members, script
 
 # A kubectl that answers `get` with a running Deployment and hangs on anything else (a
-# rollout status that never ends, or `get` too when HANG_GET is set), after starting a
+# wait's watch that never ends, or `get` too when HANG_GET is set), after starting a
 # grandchild and writing both pids.
 KUBECTL = """\
 case " $* " in
+  *" --watch "*) ;;
   *" get "*) if [ -z "$HANG_GET" ]; then cat "$DIR/deployment.json"; exit 0; fi ;;
 esac
 sleep 300 &
@@ -37,7 +38,7 @@ wait
 SIGNALS = [signal.SIGTERM, signal.SIGHUP, signal.SIGINT]
 COMMANDS = {
     "status": (["status", "testns/web-1"], True),  # its `get` hangs
-    "start": (["start", "testns/web-1"], False),  # its `rollout status` (a wait) hangs
+    "start": (["start", "testns/web-1"], False),  # its wait's watches (before its patch) hang
 }
 CASES = [(sig, cmd) for sig in SIGNALS for cmd in COMMANDS]
 

@@ -55,11 +55,8 @@ def test_create_rides_out_a_broken_watch(slow: tuple[Cluster, FakeCluster], how:
     cluster, fake = slow
     name, cid = cluster.workload(f"brk-{how}")
     watching = threading.Event()
-    fake.on_request(
-        before=watching.set,
-        method="GET",
-        path_regex=rf"/namespaces/{NS}/pods$",
-        query={"watch": "true"},
+    fake.on_request(  # the watches started before the apply (issue 38): break them after it
+        after=watching.set, method="PATCH", path_regex=rf"/namespaces/{NS}/deployments/{name}$"
     )
     outcome: list[Result] = []
     call = threading.Thread(
@@ -86,10 +83,9 @@ def test_an_api_that_stays_down_is_unavailable_within_the_timeout(
     cluster, fake = slow
     name, cid = cluster.workload("down")
     watching = threading.Event()
-    fake.on_request(
-        before=watching.set, method="GET", path_regex=rf"/namespaces/{NS}/pods$",
-        query={"watch": "true"},
-    )  # fmt: skip
+    fake.on_request(  # the watches started before the apply (issue 38): down after it
+        after=watching.set, method="PATCH", path_regex=rf"/namespaces/{NS}/deployments/{name}$"
+    )
     outcome: list[Result] = []
     call = threading.Thread(
         target=lambda: outcome.append(

@@ -103,21 +103,22 @@ def test_a_stop_run_again_waits_for_the_pod_the_first_one_left(
 def test_a_stop_run_again_with_nothing_left_answers_at_once(
     env: tuple[Cluster, FakeCluster],
 ) -> None:
-    """The retried stop's one read shows no Pod: no watch runs (stop twice costs 3 calls)."""
+    """The retried stop's watches, started before its patch, list no Pod: it answers once
+    the patch's answer shows the scale observed, with no read (stop twice costs 3 calls)."""
     cluster, fake = env
     name, _, _ = _running(cluster, "twice")
     assert cluster.adapter("stop", f"testns/{name}").code == 0
     watches = _pod_watches(fake)
     again = cluster.adapter("stop", f"testns/{name}", flags=["-v"])
     assert (again.code, again.doc.get("status")) == (0, "offline"), _why(again)
-    assert _pod_watches(fake) == watches
+    assert _pod_watches(fake) == watches + 1
     ran = [line for line in again.stderr.splitlines() if line.startswith("kubectl ")]
     expected = [
-        " create -f - -o json",  # the wait's permissions
-        " patch deployment ",
-        " get replicasets,pods ",  # already stopped: is a Pod of an earlier stop left?
+        " patch deployment ",  # below the wait's watches (comments), started before it
+        " wait --for=delete pod ",  # what pastes to wait the same way
     ]
     assert len(ran) == len(expected), again.stderr
+    assert again.stderr.index("# the adapter watches: ") < again.stderr.index(ran[0])
     assert all(part in line for part, line in zip(expected, ran, strict=True)), again.stderr
 
 

@@ -1,0 +1,62 @@
+"""A write whose wait's watches start before it (``Write``), and what a refusal says.
+
+The API server answering the watches proves the wait's permissions before anything is
+written (``waits.await_`` runs the write once both have listed). A refusal before the write
+names the permission the Role lacks and says nothing was changed; one after it (the Role
+changed while the wait ran) says what the write left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from ..contract.errors import AdapterError, Forbidden
+from ..contract.naming import ProviderId
+
+
+class Write(NamedTuple):
+    """A write whose wait's watches start before it. ``run`` makes the write and returns
+    the wait it starts, or the Deployment it left when there is nothing to wait for;
+    ``left`` says what it leaves if that wait is refused after it."""
+
+    verb: str
+    provider_id: ProviderId
+    run: Callable[[], object]  # a ``waits.Wait``, or the Deployment (a dict)
+    left: str
+
+
+def refused(error: AdapterError, write: Write) -> AdapterError:
+    """A watch refused before the write: the command ends with nothing written, naming the
+    permission the Role lacks."""
+    if not isinstance(error, Forbidden):
+        details = {**error.details, "providerId": str(write.provider_id), "writeSent": False}
+        said = f"{error.message} (nothing was changed: {write.verb} had not written)"
+        return type(error)(said, details)
+    details = {**error.details, "providerId": str(write.provider_id), "writeSent": False}
+    from ..contract.permissions import refused_label
+
+    label = refused_label(error.message)
+    if label is None:
+        return Forbidden(f"{error.message}; nothing was changed", details)
+    details["missingPermissions"] = [label]
+    return Forbidden(
+        f"{write.verb} of {write.provider_id} needs {label} for its wait, which this node's Role "
+        "does not grant (a Role from before this version: apply rbac/role.yaml again); "
+        "nothing was changed",
+        details,
+    )
+
+
+def refused_after(error: AdapterError, write: Write) -> AdapterError:
+    """A refusal once the write has landed (the Role changed while the wait ran): the error
+    says the write was made and what it left."""
+    if not isinstance(error, Forbidden):
+        return error
+    details = dict(error.details)
+    details.update({"providerId": str(write.provider_id), "writeSent": True, "written": write.left})
+    return Forbidden(
+        f"{error.message} | {write.verb} had already written: {write.left}; run it again "
+        "once the Role grants what is missing (apply rbac/role.yaml again)",
+        details,
+    )
