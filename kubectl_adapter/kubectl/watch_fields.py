@@ -16,9 +16,8 @@ from typing import Any, TypedDict
 from ..contract.errors import InternalError
 from . import commands
 from .workload_fields import (
-    _ManagedField,
+    _MetadataFields,
     _Object,
-    _Owner,
     _Spec,
     _states_typed,
     _Status,
@@ -27,21 +26,10 @@ from .workload_fields import (
 __all__ = ["decode_event"]
 
 
-class _EventMetadata(TypedDict, total=False):
+class _EventMetadata(_MetadataFields, total=False):
     """An object's metadata, or a List page's (which has no name)."""
 
     name: str
-    namespace: str
-    uid: str
-    resourceVersion: str
-    generation: int
-    creationTimestamp: str
-    labels: dict[str, str]
-    annotations: dict[str, str]
-    ownerReferences: list[_Owner]
-    managedFields: list[_ManagedField]
-    deletionTimestamp: Any
-    finalizers: Any
 
 
 class _EventObject(TypedDict, total=False):

@@ -35,8 +35,9 @@ class _ManagedField(TypedDict, total=False):
     fieldsV1: dict[str, Any]
 
 
-class _Metadata(TypedDict, total=False):
-    name: Required[str]
+class _MetadataFields(TypedDict, total=False):
+    """An object's metadata as the rules read it, its name aside (a List page has none)."""
+
     namespace: str
     uid: str
     resourceVersion: str
@@ -48,6 +49,10 @@ class _Metadata(TypedDict, total=False):
     managedFields: list[_ManagedField]
     deletionTimestamp: Any
     finalizers: Any
+
+
+class _Metadata(_MetadataFields, total=False):
+    name: Required[str]
 
 
 class _Condition(TypedDict, total=False):
