@@ -10,6 +10,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -90,3 +91,32 @@ def counting_kubectl(work: Path) -> tuple[Path, Path]:
     )
     wrapper.chmod(0o755)
     return wrapper, log
+
+
+MANAGER = "opensource-server-manager"
+
+
+class Changes:
+    """One workload stopped (then started again) every ``every`` seconds; when each change
+    was in the API server."""
+
+    def __init__(self, fc: FakeCluster, names: list[str], namespace: str, every: float) -> None:
+        self.fc = fc
+        self.names = names
+        self.namespace = namespace
+        self.every = every
+        self.made: list[tuple[str, int, float]] = []  # (name, replicas, when)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        i = 0
+        while not self.stop.wait(self.every):
+            name = self.names[(i // 2) % len(self.names)]
+            replicas = 0 if i % 2 == 0 else 1
+            deployment = self.fc.get("deployments", self.namespace, name)
+            assert deployment is not None
+            deployment["spec"]["replicas"] = replicas
+            self.fc.create_object(deployment, replace=True, manager=MANAGER)
+            self.made.append((name, replicas, time.monotonic()))
+            i += 1

@@ -40,14 +40,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import ENV, counting_kubectl  # noqa: E402
+from benchmarks.common import ENV, MANAGER, Changes, counting_kubectl  # noqa: E402
 from kubectl_adapter.contract.spec import parse_spec  # noqa: E402
 from kubectl_adapter.rules.render import render_manifest  # noqa: E402
 from tests.fakecluster import FakeCluster  # noqa: E402
 
 NS = "default"
 ADAPTER = [sys.executable, "-m", "kubectl_adapter"]
-MANAGER = "opensource-server-manager"
 CHANGE_EVERY = 5.0
 SAMPLE_EVERY = 0.2
 # At rest before the changes: long enough for the feed's look at a silent API server (after
@@ -140,28 +139,8 @@ class Setup:
         return len(self.log.read_text().splitlines()) if self.log.exists() else 0
 
 
-class Changes:
-    """One workload stopped (then started again) every CHANGE_EVERY seconds; when each
-    change was in the API server."""
-
-    def __init__(self, fc: FakeCluster, names: list[str]) -> None:
-        self.fc = fc
-        self.names = names
-        self.made: list[tuple[str, int, float]] = []  # (name, replicas, when)
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        i = 0
-        while not self.stop.wait(CHANGE_EVERY):
-            name = self.names[(i // 2) % len(self.names)]
-            replicas = 0 if i % 2 == 0 else 1
-            deployment = self.fc.get("deployments", NS, name)
-            assert deployment is not None
-            deployment["spec"]["replicas"] = replicas
-            self.fc.create_object(deployment, replace=True, manager=MANAGER)
-            self.made.append((name, replicas, time.monotonic()))
-            i += 1
+class FeedChanges(Changes):
+    """``Changes``, and how long each took to reach an answer."""
 
     def latencies(self, seen: list[tuple[float, str, int]]) -> list[float]:
         """Per change: from its write to the first answer after it showing it."""
@@ -175,7 +154,7 @@ class Changes:
 
 def poll(setup: Setup, seconds: float) -> dict[str, Any]:
     setup.log.write_text("")
-    changes = Changes(setup.fc, setup.names)
+    changes = FeedChanges(setup.fc, setup.names, NS, CHANGE_EVERY)
     cpu, server = _children_cpu(), time.process_time()
     seen: list[tuple[float, str, int]] = []
     took: list[float] = []
@@ -246,7 +225,7 @@ def feed(setup: Setup, seconds: float) -> dict[str, Any]:
     rest_cpu = (_feed_cpu(proc.pid) - rest_cpu) * 60 / rest_window
     rest_started = setup.kubectls_started() * 60 / rest_window
     setup.log.write_text("")
-    changes = Changes(setup.fc, setup.names)
+    changes = FeedChanges(setup.fc, setup.names, NS, CHANGE_EVERY)
     window_start = time.monotonic()
     changes.thread.start()
     time.sleep(seconds)

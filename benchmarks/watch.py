@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import counting_kubectl  # noqa: E402
+from benchmarks.common import MANAGER, Changes, counting_kubectl  # noqa: E402
 from kubectl_adapter.contract.spec import parse_spec  # noqa: E402
 from kubectl_adapter.rules.render import render_manifest  # noqa: E402
 from tests.fakecluster import FakeCluster  # noqa: E402
@@ -100,33 +100,6 @@ class Setup:
         return len(self.log.read_text().splitlines()) if self.log.exists() else 0
 
 
-MANAGER = "opensource-server-manager"
-
-
-class Changes:
-    """One workload stopped (then started again) every CHANGE_EVERY seconds; when each
-    change was in the API server."""
-
-    def __init__(self, fc: FakeCluster, names: list[str]) -> None:
-        self.fc = fc
-        self.names = names
-        self.made: list[tuple[str, int, float]] = []  # (name, replicas, when)
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        i = 0
-        while not self.stop.wait(CHANGE_EVERY):
-            name = self.names[(i // 2) % len(self.names)]
-            replicas = 0 if i % 2 == 0 else 1
-            deployment = self.fc.get("deployments", NS, name)
-            assert deployment is not None
-            deployment["spec"]["replicas"] = replicas
-            self.fc.create_object(deployment, replace=True, manager=MANAGER)
-            self.made.append((name, replicas, time.monotonic()))
-            i += 1
-
-
 Seen = list[tuple[float, dict[str, Any]]]
 
 
@@ -139,7 +112,7 @@ def _seen_at(lines: Seen, name: str, replicas: int, after: float) -> float | Non
 
 def poll(setup: Setup, seconds: float, every: float) -> dict[str, Any]:
     setup.log.write_text("")
-    changes = Changes(setup.fc, setup.names)
+    changes = Changes(setup.fc, setup.names, NS, CHANGE_EVERY)
     cpu, server = _children_cpu(), time.process_time()
     seen: list[tuple[float, dict[str, Any]]] = []
     written = lists = 0
@@ -212,7 +185,7 @@ def watch(setup: Setup, seconds: float) -> dict[str, Any]:
     started = time.monotonic()
     synced.wait(300)
     first_list = time.monotonic() - started
-    changes = Changes(setup.fc, setup.names)
+    changes = Changes(setup.fc, setup.names, NS, CHANGE_EVERY)
     changes.thread.start()
     time.sleep(max(0.0, seconds - first_list))
     changes.stop.set()
