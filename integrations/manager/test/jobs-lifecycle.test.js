@@ -41,8 +41,9 @@ async function lifecycle(round) {
   assert.match(entry.ipv4Address, /^\d+\.\d+\.\d+\.\d+$/);
   assert.equal(entry.ephemeralIp, true);
   // Manager's defaults (4 CPUs, 4096 MB) are the limits; the scheduler reserves a quarter.
+  // Read back as the API server stores them: quantities in canonical form (4000m is 4, 4096Mi 4Gi).
   assert.deepEqual((await scenario.podTemplate(a.containerId)).resources, {
-    limits: { cpu: '4000m', memory: '4096Mi' }, requests: { cpu: '1000m', memory: '1024Mi' },
+    limits: { cpu: '4', memory: '4Gi' }, requests: { cpu: '1', memory: '1Gi' },
   });
   let b = null;
   if (full) {
@@ -69,8 +70,8 @@ async function lifecycle(round) {
     assert.equal(memJob.status, 'success', String(memJob.error));
     const templateB = await scenario.podTemplate(b.containerId);
     assert.equal(memJob.command, `node bin/reconfigure-container.js --container-id=${b.id} --memory=192`);
-    assert.deepEqual(templateB.resources.limits, { cpu: '4000m', memory: '192Mi' });
-    assert.deepEqual(templateB.resources.requests, { cpu: '1000m', memory: '48Mi' });
+    assert.deepEqual(templateB.resources.limits, { cpu: '4', memory: '192Mi' });
+    assert.deepEqual(templateB.resources.requests, { cpu: '1', memory: '48Mi' });
     assert.deepEqual(templateB.command, ['nginx', '-g', 'daemon off;']);
     assert.deepEqual(templateB.env, { TZ: 'UTC' });
   }
