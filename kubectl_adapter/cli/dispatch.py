@@ -324,7 +324,9 @@ def _on_node(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSpe
     """The commands that talk to the cluster, on the node's runner."""
     command = args.command
     if _watching(args):
-        return _watch(args, runner)
+        from .feed_command import run_feed
+
+        return Streamed(run_feed(args, runner))
     if command == "list" and not args.dry_run:
         # Manager's most frequent call: documents straight from the pure builders, without
         # importing pydantic (the provider's list() validates the same documents).
@@ -361,44 +363,3 @@ def _on_node(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSpe
     if command == "nodes":
         return provider.nodes()
     raise InvalidInput(f"unknown command {command!r}")  # pragma: no cover - argparse stops it
-
-
-def _watch(args: argparse.Namespace, runner: KubectlRunner) -> Streamed:
-    """``list -w`` / ``status -w``: the feed written as it comes, until a signal ends it."""
-    import sys
-
-    from ..contract.naming import parse_provider_id
-    from ..operations.live import watch_snapshots
-    from .output import lost, stdout
-    from .parser import PROG
-    from .watching import FeedLost, WatchView
-
-    only = None
-    all_namespaces = False
-    node_id = selector = None
-    if args.command == "status":
-        only = parse_provider_id(args.provider_id)
-        namespace: str | None = only.namespace
-    else:
-        all_namespaces = args.all_namespaces
-        namespace = None if all_namespaces else runner.context_namespace()
-        node_id, selector = args.node_id, args.selector
-    view = WatchView(
-        args.shown_format,
-        stdout(),
-        sys.stderr,
-        headers=not args.no_headers,
-        order=getattr(args, "sort_key", None),
-    )
-    if args.exit_with_parent:
-        from .lifeline import end_with_stdin
-
-        end_with_stdin()
-    try:
-        watch_snapshots(
-            runner, namespace, view, node_id=node_id, selector=selector,
-            all_namespaces=all_namespaces, only=only,
-        )  # fmt: skip
-    except FeedLost as exc:  # the reader went away: the feed has no one to go to
-        return Streamed(lost(exc.cause, 0, f"the feed of {args.command} --watch", PROG))
-    raise AssertionError("a watch ends only by raising")  # pragma: no cover

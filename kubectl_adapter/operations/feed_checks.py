@@ -3,8 +3,8 @@
 At rest the feed watches Deployments alone; a workload's ReplicaSets and Pods are watched only
 once it moves, which may be hours later. A Role without ``watch`` on them (a node set up
 before the feed needed it) would then end a feed that had run for hours. So the feed asks
-first, in one ``kubectl create`` of a SelfSubjectAccessReview per permission (as a write asks
-for its wait's, ``preflight``), while its Deployments' watch lists; the Deployments' own
+first, in one ``kubectl create`` of a SelfSubjectAccessReview per permission (a write needs
+none: its wait's watches start before it), while its Deployments' watch lists; the Deployments' own
 watch is refused by the API server at once if it must be. Where it may not ask (a cluster
 that refuses the reviews themselves) it goes on, and a refused watch ends the feed later.
 """
