@@ -14,7 +14,7 @@ path, not asked its version).
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..contract.errors import (
     AdapterError,
@@ -25,10 +25,14 @@ from ..contract.errors import (
     Timeout,
     Unavailable,
 )
-from .call import Call
+from .call import Call, Pacing
 from .config import kubeconfig_looked_for, kubeconfig_missing, kubeconfig_usable
 from .process import Ended
 from .requests_log import Requests
+from .requests_log import read as read_log
+
+if TYPE_CHECKING:
+    from .outcome import Unanswered
 
 # What an error means for a change never sent, when the error alone cannot tell.
 _AMBIGUOUS = (Unavailable, Timeout)
@@ -66,6 +70,17 @@ def classify(call: Call, ended: Ended, record: Requests) -> KubectlResult | Adap
     else:
         error = _about(error, call)
     return _written(call, error, record)
+
+
+def stopped_unanswered(call: Call, silent: Unanswered) -> AdapterError:
+    """A watch its caller stopped for want of an answer (a wait's watches before the write,
+    paced as a read): typed as any kubectl so stopped, the same error whichever call met the
+    silent API server first."""
+    stderr = silent.stderrs[silent.index] if silent.index < len(silent.stderrs) else ""
+    paced = call._replace(pacing=Pacing(silent.idle, write=False))
+    error = classify(paced, Ended(None, "", stderr, unanswered=True), read_log(stderr))
+    assert isinstance(error, AdapterError)  # stopped: it did not exit 0
+    return error
 
 
 # kubectl's own words when a request of its own got no answer within --request-timeout.

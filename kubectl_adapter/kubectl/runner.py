@@ -4,14 +4,13 @@
 its process starts (``call.decide``: the argv with the node's connection flags, its kind,
 its bound, its pacing, the deadline's cut), logged, run by ``process`` (``watches`` for a
 wait's watches at once), then turned into its result or its one typed error by
-``classify.classify`` over what kubectl's log says (``requests_log.read``).
-Nothing below calls back up here. With ``verbose`` each command is logged as bash an
-operator can paste (``transcript``), followed by its outcome as a comment; kubectl's own
-stderr (and its ``-v=N`` on the line) is logged too from ``verbose`` 2 (``-vv``). A wait's
-watches (``watch_together``) are logged as comments above the one command that waits for
-the same end state (``transcript.watches``). Each kubectl runs in its own process group,
-killed as a whole on every way out (bound, error, signal), so no ``rollout status`` or
-exec credential plugin outlives the command.
+``classify`` over what kubectl's log says (``requests_log.read``). Nothing below calls back
+up here. With ``verbose`` each command is logged as bash an operator can paste
+(``transcript``), followed by its outcome as a comment; kubectl's own stderr (and its
+``-v=N``) is logged too from ``verbose`` 2 (``-vv``). A wait's watches are logged as
+comments above the one command that waits for the same end state (``transcript.watches``).
+Each kubectl runs in its own process group, killed as a whole on every way out (bound,
+error, signal), so no ``rollout status`` or exec credential plugin outlives the command.
 """
 
 from __future__ import annotations
@@ -26,9 +25,9 @@ from ..contract.errors import AdapterError, ConfigurationError
 from ..contract.naming import DNS1123_RULE, is_dns1123_label
 from . import outcome, progress
 from .call import Call, again, decide, is_read
-from .classify import KubectlResult, classify, deadline_reached
+from .classify import KubectlResult, classify, deadline_reached, stopped_unanswered
 from .config import ClusterConfig, discovery_stamp, kubeconfig_looked_for, kubeconfig_paths
-from .outcome import WatchEnd
+from .outcome import Unanswered, WatchEnd
 from .process import Ended
 from .requests_log import read as read_log
 from .seam import Kubectl
@@ -321,8 +320,8 @@ class KubectlRunner:
 
         ``decided`` True: ``watching`` said the wait is over; False: the time passed. None:
         one kubectl exited first (a watch the server closed, a dropped connection), and
-        ``failure`` is its error when it exited non-zero. The others are killed either way.
-        """
+        ``failure`` is its error when it exited non-zero. The others are killed either way;
+        watches ``watching`` stops for want of an answer raise as such a read would."""
         argvs = [self.argv(args, namespace=namespace, request_timeout=False) for args in commands]
         verbose = int(self.config.verbose)
         if verbose:
@@ -336,7 +335,10 @@ class KubectlRunner:
         if calls[0].spent:
             raise deadline_reached("before", calls[0])
         began = monotonic()
-        ended, index, returncode, stderrs = self.kubectl.watch(calls, watching)
+        try:
+            ended, index, returncode, stderrs = self.kubectl.watch(calls, watching)
+        except Unanswered as silent:
+            raise stopped_unanswered(calls[silent.index], silent) from None
         stderr = stderrs[index] if index >= 0 else "".join(stderrs)
         if returncode:
             _register_secrets(self.config)

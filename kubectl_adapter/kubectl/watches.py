@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from ..contract.errors import InternalError
 from .call import Call
 from .interrupts import deferred
+from .outcome import Unanswered
 from .process import KILL_DRAIN_SECONDS, exit_fd, kill_group, spawn, stop, text
 
 
@@ -40,7 +41,8 @@ class Watching(Protocol):
         ...
 
     def woken(self) -> bool:
-        """The time ``wake_at`` named has come; True ends the watches (decided)."""
+        """The time ``wake_at`` named has come; True ends the watches (decided). Raises
+        ``outcome.Unanswered`` when the watches went unanswered too long."""
         ...
 
 
@@ -131,6 +133,8 @@ def watch_together(calls: Sequence[Call], watching: Watching) -> WatchRun:
                     return None, index, status, _texts(err)
                 if ended:
                     return True, -1, None, _texts(err)
+    except Unanswered as silent:  # what the watches logged is the classification's evidence
+        raise Unanswered(silent.index, silent.idle, _texts(err)) from None
     finally:
         for exited in exits:
             os.close(exited)

@@ -11,7 +11,8 @@ A write's watches start *before* it (``Write``): the API server answering their 
 watch proves the wait's permissions, at no process of its own, and they see the write's
 effect from its first event. Once both have listed, the write runs; a refusal before that
 ends the command with nothing written (``refused``), one after it says what was written
-(``refused_after``). A watch that breaks is started again (``resume.Resumption``).
+(``refused_after``). A watch that breaks after the write is started again
+(``resume.Resumption``); before it, the watches are a read and its fault ends the command.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..contract.errors import AdapterError, Timeout, Unavailable
 from ..kubectl import commands, progress
 from ..kubectl.bounds import READ_GRACE_SECONDS
+from ..kubectl.outcome import Unanswered
 from ..kubectl.pace import Pace
 from ..kubectl.runner import KubectlRunner
 from ..kubectl.transcript import Wait as Shown
@@ -170,6 +172,10 @@ def await_(
                 timeout = _out_of_time(current, pending, budget)
                 raise refused(timeout, pending) if pending is not None else timeout
             failure = end.failure
+            if failure is not None and pending is not None:
+                # Before the write the watches are a read: the fault is said at once, as
+                # a read meeting it says it; starting again is for a wait under way.
+                raise refused(failure, pending)
             try:
                 pause = resumption.pause(failure, watched.working)
             except AdapterError as exc:
@@ -296,8 +302,8 @@ class _Watched:
     def woken(self) -> bool:
         silent = self._silent_by()
         if silent is not None and monotonic() >= silent:
-            assert self.write is not None and self.pace is not None
-            raise _out_of_time(None, self.write, self.pace.idle)
+            assert self.pace is not None  # typed by the runner as a read stopped so is
+            raise Unanswered(self.listed.index(False) if not self.working else 0, self.pace.idle)
         self.wake = None
         return self._judged()
 

@@ -27,18 +27,16 @@ class Write(NamedTuple):
 
 
 def refused(error: AdapterError, write: Write) -> AdapterError:
-    """A watch refused before the write: the command ends with nothing written, naming the
-    permission the Role lacks."""
-    if not isinstance(error, Forbidden):
-        details = {**error.details, "providerId": str(write.provider_id), "writeSent": False}
-        said = f"{error.message} (nothing was changed: {write.verb} had not written)"
-        return type(error)(said, details)
+    """A fault met before the write: the command ends with nothing written
+    (``details.writeSent: false``). Its message is the one any call meeting the fault says
+    (issue 38: one fault, one message, whichever call meets it first), but for a refusal that
+    names a permission of the wait the Role lacks: that one says so, and what to do."""
     details = {**error.details, "providerId": str(write.provider_id), "writeSent": False}
     from ..contract.permissions import refused_label
 
-    label = refused_label(error.message)
+    label = refused_label(error.message) if isinstance(error, Forbidden) else None
     if label is None:
-        return Forbidden(f"{error.message}; nothing was changed", details)
+        return type(error)(error.message, details)
     details["missingPermissions"] = [label]
     return Forbidden(
         f"{write.verb} of {write.provider_id} needs {label} for its wait, which this node's Role "

@@ -16,8 +16,9 @@ from kubectl_adapter.contract.errors import (
     Unavailable,
 )
 from kubectl_adapter.kubectl.call import Call, Pacing
-from kubectl_adapter.kubectl.classify import _written, classify
+from kubectl_adapter.kubectl.classify import _written, classify, stopped_unanswered
 from kubectl_adapter.kubectl.config import ClusterConfig
+from kubectl_adapter.kubectl.outcome import Unanswered
 from kubectl_adapter.kubectl.process import Ended
 from kubectl_adapter.kubectl.requests_log import read
 
@@ -209,6 +210,22 @@ def test_no_answer_is_one_error_whichever_call_meets_it(call: Call, ended: Ended
     )
     assert error.details["reason"] == "no answer from the API server"
     assert error.details.get("writeSent") in (None, False)
+
+
+def test_watches_stopped_unanswered_before_a_write_are_that_error_too() -> None:
+    """A wait's watches before its write, stopped by their pace (``outcome.Unanswered``):
+    the same error as a read stopped so, naming the watch that went unanswered."""
+    watches = [
+        _call("wait", ("get", "deployments", "--watch", "-v=6")),
+        _call("wait", ("get", "pods", "--watch", "-v=6")),
+    ]
+    error = stopped_unanswered(watches[1], Unanswered(1, 8.0, ["", SILENT]))
+    assert isinstance(error, Timeout), error
+    assert error.message == (
+        f"the API server did not answer kubectl in time (--request-timeout 3s): {watches[1].shown}"
+    )
+    assert error.details["reason"] == "no answer from the API server"
+    assert (error.details["idleSeconds"], error.details["answered"]) == (8.0, 0)
 
 
 def test_a_request_timeout_after_answers_is_unavailable() -> None:

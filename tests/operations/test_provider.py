@@ -1809,14 +1809,35 @@ def test_reconfigure_without_foreign_fields_makes_no_patch(fp: FakeProcess, cloc
 def test_a_wait_whose_api_server_stays_unreachable_is_unavailable_after_ten_seconds(
     fp: FakeProcess, clock: Clock
 ) -> None:
-    """Watches started again while the API server refuses connections: after 0.5, 1, 2 s…
-    between attempts; once it has been unreachable for 10 s in a row (not --timeout's 300),
-    Unavailable. The watches start before the patch: it never leaves."""
+    """Once the patch is made, the wait's watches are started again while the API server
+    refuses connections: after 0.5, 1, 2 s… between attempts; once it has been unreachable
+    for 10 s in a row (not --timeout's 300), Unavailable."""
+    fp.register(PATCH_1, stdout=kubectl_object(deployment(available=None, observed=2)))
+    cut = LISTED["deployments"] + CONN_REFUSED  # the API server goes away after the patch
+    watch_named(fp, events(deployment(available=None)), stderr=cut, returncode=1)
     for _ in range(8):  # at 0, 0.5, 1.5, 3.5, 5.5, 7.5, 9.5 and 11.5 s
         fp.register(WATCH, stderr=CONN_REFUSED, returncode=1)
         fp.register(WATCH_PODS_NAMED, stderr=LISTED["pods"])
-    with pytest.raises(errors.Unavailable, match="refused") as info:
+    with pytest.raises(errors.Unavailable, match="refused"):
         make_provider(timeout=300).start("testns/web-1")
     assert clock() - 1000.0 == 11.5
-    assert len(fp.calls) == 2 * 8  # 8 pairs of watches, no patch
+    assert calls(fp)[:3] == [WATCH, WATCH_PODS_NAMED, PATCH_1]
+    assert len(fp.calls) == 3 + 2 * 8  # the first pair and the patch, then 8 pairs
+
+
+def test_a_fault_before_the_write_is_said_at_once_as_a_read_says_it(
+    fp: FakeProcess, clock: Clock
+) -> None:
+    """Before the patch the wait's watches are start's first calls, a read: a refused
+    connection ends the command at once, worded as a read meeting it (issue 38: one fault,
+    one message), with nothing written and no watch started again."""
+    fp.register(NAMED, stderr=CONN_REFUSED, returncode=1)
+    read = make_provider().status("testns/web-1")  # status answers "unknown", and why
+    fp.register(WATCH, stderr=CONN_REFUSED, returncode=1)
+    fp.register(WATCH_PODS_NAMED, stderr=LISTED["pods"])
+    with pytest.raises(errors.Unavailable) as info:
+        make_provider(timeout=300).start("testns/web-1")
+    assert clock() - 1000.0 == 0
+    assert calls(fp) == [NAMED, WATCH, WATCH_PODS_NAMED]  # no patch, no second try
+    assert (read.status, read.message) == ("unknown", f"Unavailable: {info.value.message}")
     assert info.value.details["writeSent"] is False

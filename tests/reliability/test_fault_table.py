@@ -2,10 +2,10 @@
 kubectl call of every command, through the real kubectl against the fake API server.
 
 Each row is a fault; each column a command. Whichever kubectl call meets the fault first
-(the permission review of a write, its apply or patch, a read, a watch), the command must
-end with the same error: type, exit code, message, whether Manager may retry it, and
-``writeSent`` false (no request that changes a workload left). A fault that no kubectl call
-reaches (a kubectl that is not there) is typed before any runs.
+(the wait's watches a write starts before it, an apply, a read, a live feed's watch), the
+command must end with the same error: type, exit code, message, whether Manager may retry
+it, and ``writeSent`` false (no request that changes a workload left). A fault that no
+kubectl call reaches (a kubectl that is not there) is typed before any runs.
 
 The API's own refusals (401, 403, 5xx) carry one Status body on every request, as an API
 server behind one policy answers, so that kubectl's message is the same whatever it asked.
@@ -46,8 +46,9 @@ PID = f"{NAMESPACE}/{NAME}"
 SPEC = json.dumps({"containerId": "c-web", "nodeId": "7", "hostname": NAME,
                    "image": "nginx:latest", "cpus": 0.1, "memoryMb": 64})  # fmt: skip
 
-# The first kubectl call of each command differs: a permission review (create -f -), an
-# apply, a patch, a read by name, a list, its watches.
+# The first kubectl call of each command differs: the watches of the wait a write starts
+# before it (start, stop: their first call; create, reconfigure: after the reads that build
+# the write), an apply, a read by name, a list, a live feed's watches.
 COMMANDS: dict[str, tuple[list[str], str | None]] = {
     "create": (["create", "--spec", "-"], SPEC),
     "start": (["start", PID], None),
@@ -132,7 +133,7 @@ _runs = itertools.count()
 # the time (tests/reliability/test_request_bounds.py times the bounds).
 CELL_SECONDS = 120
 FEED_SECONDS = 90
-NEVER_SECONDS = 40
+WATCHING_SECONDS = 40
 
 
 def run(workdir: Path, fault: Fault, command: str, seconds: float) -> Answer:
@@ -146,8 +147,10 @@ def run(workdir: Path, fault: Fault, command: str, seconds: float) -> Answer:
             argv, input=stdin or "", capture_output=True, text=True, timeout=seconds,
             cwd=ROOT, env={**os.environ, "HOME": str(workdir), **fault.env}, check=False,
         )  # fmt: skip
-    except subprocess.TimeoutExpired:
-        return Answer("running", None, -1, f"still running after {seconds:g} s", False, False)
+    except subprocess.TimeoutExpired as running:
+        printed = running.stdout or b""
+        shown = printed.decode() if isinstance(printed, bytes) else printed
+        return Answer("running", None, -1, shown.partition("\n")[0], False, False)
     try:
         doc = json.loads(proc.stdout)
     except json.JSONDecodeError:
@@ -295,7 +298,7 @@ def answers(faults: dict[str, tuple[Path, Fault]]) -> dict[str, dict[str, Answer
 def _bound(fault: str, command: str) -> float:
     if command not in FEEDS:
         return CELL_SECONDS
-    return NEVER_SECONDS if fault in FEEDS_NEVER_END else FEED_SECONDS
+    return WATCHING_SECONDS if (fault, command) in STILL_WATCHING else FEED_SECONDS
 
 
 FAULTS = [
@@ -328,20 +331,15 @@ FEEDS = ("list -w", "status -w")
 # Rows that do not meet the bar yet, each with why (strict: a row that passes fails the run).
 KNOWN: dict[str, str] = {}
 
-# A live feed (list -w, status -w) runs its watches without a request bound: against an API
-# that never answers it never ends, nor in a namespace that does not exist (list says
-# NotFound).
-FEEDS_NEVER_END = frozenset({"black hole", "answers slower than the bound", "namespace missing"})
+# A live feed ends on every fault, within its bound when the API goes silent (live.py), but
+# one that is none for it: status -w in a namespace that does not exist answers as status
+# does (the workload missing) and waits for it to appear, as for any missing workload.
+STILL_WATCHING = frozenset({("namespace missing", "status -w")})
 
 
-def _params(known: dict[str, str] | frozenset[str], reason: str = "") -> list[Any]:
+def _params(known: dict[str, str]) -> list[Any]:
     return [
-        pytest.param(
-            fault,
-            marks=pytest.mark.xfail(
-                reason=known[fault] if isinstance(known, dict) else reason, strict=True
-            ),
-        )
+        pytest.param(fault, marks=pytest.mark.xfail(reason=known[fault], strict=True))
         if fault in known
         else fault
         for fault in FAULTS
@@ -352,9 +350,7 @@ def _params(known: dict[str, str] | frozenset[str], reason: str = "") -> list[An
 def test_a_fault_is_typed_the_same_whichever_call_meets_it(
     answers: dict[str, dict[str, Answer]], fault: str
 ) -> None:
-    row = {command: answer for command, answer in answers[fault].items() if command not in FEEDS}
-    if fault not in FEEDS_NEVER_END:
-        row.update({command: answers[fault][command] for command in FEEDS})
+    row = {c: answer for c, answer in answers[fault].items() if (fault, c) not in STILL_WATCHING}
     shown = _shown(row)
     assert not any(answer.write_sent for answer in row.values()), shown
     assert not any(answer.form in ("running", "other") for answer in row.values()), shown
@@ -372,11 +368,14 @@ def test_a_fault_is_typed_the_same_whichever_call_meets_it(
     assert {a.form for a in row.values()} <= {"error", "unknown", "report"}, shown
 
 
-@pytest.mark.parametrize(
-    "fault",
-    _params(FEEDS_NEVER_END, "the live feed's watches have no bound on an API that never "
-            "answers, and it watches a missing namespace (issue 38, operations/live.py)"),
-)  # fmt: skip
+@pytest.mark.parametrize("fault", FAULTS)
 def test_a_feed_ends_on_the_fault(answers: dict[str, dict[str, Answer]], fault: str) -> None:
     row = {command: answers[fault][command] for command in FEEDS}
-    assert not any(answer.form == "running" for answer in row.values()), _shown(row)
+    shown = _shown(row)
+    for command, answer in row.items():
+        if (fault, command) in STILL_WATCHING:  # it shows the workload missing, and waits
+            assert answer.form == "running", shown
+            event = json.loads(answer.message)
+            assert event["snapshot"]["status"] == "missing", shown
+        else:
+            assert answer.form != "running", shown

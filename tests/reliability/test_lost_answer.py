@@ -150,7 +150,7 @@ def test_a_change_never_sent_says_nothing_was_changed(fake: FakeCluster, tmp_pat
     error = result["doc"]["error"]
     assert error["type"] == "Unavailable", result
     assert error["details"]["writeSent"] is False, error
-    # Its first call, the permission review, changes nothing: worded as any call meeting a
-    # refused connection (issue 38: one fault, one message).
+    # Its first calls, its wait's watches started before the patch, change nothing: worded
+    # as any call meeting a refused connection (issue 38: one fault, one message).
     assert "may have been made" not in error["message"], error
     assert _replicas(fake, name) == 1

@@ -119,8 +119,9 @@ def test_status_among_thousands_of_failed_pods_answers(
 def test_a_write_stuck_in_discovery_learns_as_fast_as_a_read(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """start's first call is its patch: against a silent API it used to spend kubectl's whole
-    discovery retries (55 s with default flags; more than 10 s here)."""
+    """start's first calls are its wait's watches, started before its patch (issue 38):
+    against a silent API they are bounded as a read is and typed as a read's silence, where
+    the patch used to spend kubectl's whole discovery retries (55 s with default flags)."""
     with FakeCluster(tmp_path / "fake") as fake:
         dep = _in_default(deployment("quiet-1", container_id="q1", replicas=0))
         fake.create_object(dep)
