@@ -6,6 +6,7 @@ Building the parser imports nothing heavy; the version is looked up only for ``-
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any, NoReturn
 
@@ -47,6 +48,38 @@ PROVIDER_ID = {
 }"""
     },
 }
+
+
+def terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns``, without importing shutil (it brings zlib, bz2
+    and lzma): argparse sizes a formatter on every ``add_argument``, so building the parser
+    would import them before every command's first kubectl."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter (descriptions kept as written), its width found as argparse finds
+    it (``terminal_columns`` - 2)."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        if width is None:
+            width = terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -248,7 +281,7 @@ def global_options_text() -> str:
         prog=PROG,
         usage=f"{PROG} [options] COMMAND [ARGS]",
         description="The following options can be passed to any command:",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
         add_help=False,
     )
     _global_options(parser, suppress=False)
@@ -260,7 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description=texts.DESCRIPTION,
         epilog=texts.EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
     )
     parser.add_argument("--version", action=_Version, help="print the version and exit")
     _global_options(parser, suppress=False)
@@ -274,7 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
             help=about.summary,
             description=about.summary,
             epilog=texts.command_epilog(name),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            formatter_class=_Formatter,
         )
         _global_options(sub, suppress=True)
         return sub

@@ -17,6 +17,7 @@ exec credential plugin outlives the command.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 from time import monotonic
@@ -41,6 +42,22 @@ if TYPE_CHECKING:
     from subprocess import Popen
 
     from .watches import Watching
+
+
+def which(name: str) -> str | None:
+    """``shutil.which(name)`` for an executable, without importing shutil: shutil imports
+    zlib, bz2 and lzma (7 modules) that a command never uses, before its first kubectl."""
+
+    def runnable(path: str) -> bool:
+        return os.access(path, os.F_OK | os.X_OK) and not os.path.isdir(path)
+
+    if os.path.dirname(name):
+        return name if runnable(name) else None
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        path = os.path.join(folder or os.curdir, name)
+        if runnable(path):
+            return path
+    return None
 
 
 def _log(message: str, *args: object) -> None:
@@ -111,9 +128,7 @@ class KubectlRunner:
         """kubectl's path: ``--kubectl`` if given, else the first on PATH."""
         if self._binary is None:
             wanted = self.config.kubectl or "kubectl"
-            import shutil  # once per command, and only when kubectl is run
-
-            found = shutil.which(wanted)
+            found = which(wanted)
             if found is None:
                 where = "on PATH" if self.config.kubectl is None else f"at {wanted!r}"
                 raise ConfigurationError(
