@@ -5,7 +5,6 @@ kubeconfig files, its HOME, its discovery cache)."""
 from __future__ import annotations
 
 import contextlib
-import glob
 import os
 import re
 from typing import NamedTuple
@@ -176,12 +175,24 @@ def kubectl_environment() -> dict[str, str] | None:
     return None
 
 
+def _servergroups(discovery: str) -> list[str]:
+    """``glob(discovery/*/servergroups.json)`` with os alone (glob is one more module before
+    every read's kubectl): one file per API server kubectl has cached, hidden folders not."""
+    try:
+        with os.scandir(discovery) as entries:
+            names = [entry.name for entry in entries if not entry.name.startswith(".")]
+    except OSError:
+        return []
+    found = (os.path.join(discovery, name, "servergroups.json") for name in names)
+    return [path for path in found if os.path.lexists(path)]
+
+
 def discovery_stamp(cache_dir: str | None) -> tuple[int, int]:
     """How many discovery caches kubectl has written, and the newest one's time."""
     root = cache_dir or os.environ.get("KUBECACHEDIR")
     if not root:
         root = os.path.join(os.path.expanduser("~"), ".kube", "cache")
-    found = glob.glob(os.path.join(glob.escape(root), "discovery", "*", "servergroups.json"))
+    found = _servergroups(os.path.join(root, "discovery"))
     newest = 0
     for path in found:
         with contextlib.suppress(OSError):

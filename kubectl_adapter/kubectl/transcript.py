@@ -25,12 +25,18 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..contract.redact import redact
 from .requests_log import KLOG_START
+
+
+def redact(text: str) -> str:
+    """``contract.redact.redact``, imported by the first line shown (a -v log, an error's
+    command), not by every command before its first kubectl."""
+    from ..contract.redact import redact as redacted
+
+    return redacted(text)
 
 
 class Wait(NamedTuple):
@@ -61,6 +67,8 @@ def seconds_arg(value: float) -> str:
 def display(argv: Sequence[str]) -> str:
     """The command on one line as an operator would type it (``kubectl``, not its path)."""
     shown = ["kubectl", *argv[1:]] if argv and os.path.basename(argv[0]) == "kubectl" else argv
+    import shlex
+
     return redact(shlex.join(shown))
 
 
