@@ -274,8 +274,6 @@ def run_command(args: argparse.Namespace) -> Any:
 def _on_named(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSpec | None) -> Any:
     """A command given NAMEs: each one run as if it were alone. One name answers exactly as
     it always did; several answer ``Several`` (``several``: the document and exit code)."""
-    from ..contract.errors import AdapterError
-    from .several import Several
     from .targets import provider_ids
 
     pids = provider_ids(args.named, runner)
@@ -283,6 +281,9 @@ def _on_named(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSp
         args.provider_id = str(pids[0])
         args.target = args.provider_id
         return _for_person(args, runner, spec)
+    from ..contract.errors import AdapterError
+    from .several import Several
+
     answers: list[Any] = []
     for pid in pids:
         args.provider_id = str(pid)

@@ -13,7 +13,6 @@ from typing import Any, NoReturn
 from ..contract.errors import InvalidInput
 from ..kubectl.bounds import MAX_SECONDS, check_seconds
 from . import help_texts as texts
-from .mistyped import subcommands
 from .output import FORMATS, put, stdout
 
 __all__ = ["PROG", "build_parser", "global_options_text", "subcommands"]
@@ -139,6 +138,14 @@ class _Parser(argparse.ArgumentParser):
                 raise found
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed
+
+
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """``mistyped.subcommands``: imported when asked (a mistyped flag, completion), not by
+    every command's parser before its first kubectl."""
+    from .mistyped import subcommands as found
+
+    return found(parser)
 
 
 class _Version(argparse._VersionAction):

@@ -24,12 +24,8 @@ from time import monotonic
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from ..contract.errors import AdapterError, ConfigurationError
-from ..contract.naming import DNS1123_RULE, is_dns1123_label
-from . import outcome, progress
 from .call import Call, again, decide, is_read
-from .classify import KubectlResult, classify, deadline_reached
 from .config import ClusterConfig, discovery_stamp, kubeconfig_looked_for, kubeconfig_paths
-from .outcome import WatchEnd
 from .process import Ended
 from .requests_log import read as read_log
 from .seam import Kubectl
@@ -38,9 +34,13 @@ from .transcript import command as transcript_command
 from .transcript import display as transcript_display
 from .transcript import outcome as transcript_outcome
 
+# What only a call's end needs (classify, outcome, progress, naming) is imported there, not
+# with the runner: a command's first kubectl starts before them (tests/cli/test_startup.py).
 if TYPE_CHECKING:
     from subprocess import Popen
 
+    from .classify import KubectlResult
+    from .outcome import WatchEnd
     from .watches import Watching
 
 
@@ -192,6 +192,8 @@ class KubectlRunner:
         stdout comes as bytes, in ``raw`` (``stdout`` is then empty). ``changes`` False: a
         write verb that changes no workload (a permission review); ``guarded``: the provider
         ID a patch with ownership tests is about (``classify``)."""
+        from .classify import classify, deadline_reached
+
         argv = self.argv(args, namespace=namespace, request_timeout=request_timeout)
         call = decide(
             self.config, argv, args, remaining=self.remaining(), timeout=timeout,
@@ -299,6 +301,8 @@ class KubectlRunner:
         found = self.run(CONTEXT_NAMESPACE).stdout.strip()
         if not found:
             return "default"
+        from ..contract.naming import DNS1123_RULE, is_dns1123_label
+
         if not is_dns1123_label(found):
             looked_for = kubeconfig_looked_for(self.config)
             raise ConfigurationError(
@@ -320,6 +324,8 @@ class KubectlRunner:
         """
         result = self.run(args, raw=decode is not None, **kwargs)
         output: str | bytes = result.raw if decode is not None else result.stdout
+        from . import outcome
+
         return outcome.parse_json(args, result.argv, output, decode)
 
     def watch_together(
@@ -338,6 +344,9 @@ class KubectlRunner:
         one kubectl exited first (a watch the server closed, a dropped connection), and
         ``failure`` is its error when it exited non-zero. The others are killed either way.
         """
+        from .classify import classify, deadline_reached
+        from .outcome import WatchEnd
+
         argvs = [self.argv(args, namespace=namespace, request_timeout=False) for args in commands]
         verbose = int(self.config.verbose)
         if verbose:
@@ -382,6 +391,8 @@ class KubectlRunner:
         self, call: Call, returncode: int | None, stderr: str
     ) -> AdapterError | None:
         """The typed error of a feed's watch that exited (None: exit 0), as ``run`` types it."""
+        from .classify import classify
+
         if returncode:
             _register_secrets(self.config)
         if int(self.config.verbose):
@@ -405,6 +416,7 @@ class KubectlRunner:
     def _echo(self, line: str) -> None:
         """kubectl's progress line: to the progress display, else to our stderr."""
         from ..contract.redact import redact
+        from . import progress
 
         if not progress.note(redact(line.rstrip())):
             # Under -v stderr is a pasteable log: progress goes in as comments.
