@@ -192,8 +192,6 @@ class KubectlRunner:
         stdout comes as bytes, in ``raw`` (``stdout`` is then empty). ``changes`` False: a
         write verb that changes no workload (a permission review); ``guarded``: the provider
         ID a patch with ownership tests is about (``classify``)."""
-        from .classify import classify, deadline_reached
-
         argv = self.argv(args, namespace=namespace, request_timeout=request_timeout)
         call = decide(
             self.config, argv, args, remaining=self.remaining(), timeout=timeout,
@@ -209,8 +207,12 @@ class KubectlRunner:
         if call.spent:
             if verbose:
                 _log("# not run: the command's overall deadline (--deadline) was reached")
+            from .classify import deadline_reached
+
             raise deadline_reached("before", call)
         call, ended, began = self._execute(call)
+        from .classify import classify
+
         if ended.returncode != 0 or (verbose and ended.stderr.strip()):
             _register_secrets(self.config)
         if verbose:
@@ -344,9 +346,6 @@ class KubectlRunner:
         one kubectl exited first (a watch the server closed, a dropped connection), and
         ``failure`` is its error when it exited non-zero. The others are killed either way.
         """
-        from .classify import classify, deadline_reached
-        from .outcome import WatchEnd
-
         argvs = [self.argv(args, namespace=namespace, request_timeout=False) for args in commands]
         verbose = int(self.config.verbose)
         if verbose:
@@ -358,9 +357,14 @@ class KubectlRunner:
             for argv, args in zip(argvs, commands, strict=True)
         ]
         if calls[0].spent:
+            from .classify import deadline_reached
+
             raise deadline_reached("before", calls[0])
         began = monotonic()
         ended, index, returncode, stderrs = self.kubectl.watch(calls, watching)
+        from .classify import classify, deadline_reached
+        from .outcome import WatchEnd
+
         stderr = stderrs[index] if index >= 0 else "".join(stderrs)
         if returncode:
             _register_secrets(self.config)
