@@ -22,7 +22,6 @@ from typing import Literal, NamedTuple
 
 from .bounds import READ_GRACE_SECONDS
 from .config import ClusterConfig
-from .transcript import display, seconds_arg
 
 # Extra time a waiting kubectl gets beyond its own --timeout before we kill it: it must be
 # allowed to report its own timeout (with its own words) before we call it a hang.
@@ -87,7 +86,14 @@ class Call(NamedTuple):
     @property
     def shown(self) -> str:
         """The command as an operator would type it (``transcript.display``)."""
+        from .transcript import display
+
         return display(self.argv)
+
+
+def seconds_arg(value: float) -> str:
+    """kubectl duration: whole seconds, at least 1 (``0`` would mean "no timeout")."""
+    return f"{max(1, round(value))}s"
 
 
 def decide(

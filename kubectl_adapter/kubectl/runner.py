@@ -24,23 +24,21 @@ from time import monotonic
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from ..contract.errors import AdapterError, ConfigurationError
-from .call import Call, again, decide, is_read
+from .call import Call, again, decide, is_read, seconds_arg
 from .config import ClusterConfig, discovery_stamp, kubeconfig_looked_for, kubeconfig_paths
 from .process import Ended
 from .requests_log import read as read_log
 from .seam import Kubectl
-from .transcript import Wait, kubectl_stderr, seconds_arg, waits_by_hand, watched, watches
-from .transcript import command as transcript_command
-from .transcript import display as transcript_display
-from .transcript import outcome as transcript_outcome
 
-# What only a call's end needs (classify, outcome, progress, naming) is imported there, not
-# with the runner: a command's first kubectl starts before them (tests/cli/test_startup.py).
+# What only a call's end needs (classify, outcome, progress, naming) and what only the -v
+# log shows (transcript) is imported there, not with the runner: a command's first kubectl
+# starts before them (tests/cli/test_startup.py).
 if TYPE_CHECKING:
     from subprocess import Popen
 
     from .classify import KubectlResult
     from .outcome import WatchEnd
+    from .transcript import Wait
     from .watches import Watching
 
 
@@ -166,7 +164,9 @@ class KubectlRunner:
     @staticmethod
     def display(argv: Sequence[str]) -> str:
         """The command as an operator would type it (``kubectl``, not its resolved path)."""
-        return transcript_display(argv)
+        from .transcript import display
+
+        return display(argv)
 
     # -- running ----------------------------------------------------------------------------
 
@@ -200,7 +200,9 @@ class KubectlRunner:
         )  # fmt: skip
         verbose = int(self.config.verbose)
         if verbose:
-            shown = transcript_command(
+            from .transcript import command
+
+            shown = command(
                 call.argv, stdin=call.stdin, absent=call.absent, kubectl_verbosity=verbose > 1
             )
             _log("%s", shown)
@@ -216,7 +218,9 @@ class KubectlRunner:
         if ended.returncode != 0 or (verbose and ended.stderr.strip()):
             _register_secrets(self.config)
         if verbose:
-            _log("%s", transcript_outcome(ended.returncode, monotonic() - began, ended.stderr))
+            from .transcript import kubectl_stderr, outcome
+
+            _log("%s", outcome(ended.returncode, monotonic() - began, ended.stderr))
             if verbose > 1 and ended.stderr.strip():
                 _log("%s", kubectl_stderr(ended.stderr))
         result = classify(call, ended, read_log(ended.stderr))
@@ -350,6 +354,8 @@ class KubectlRunner:
         verbose = int(self.config.verbose)
         if verbose:
             by_hand = self._by_hand(wait, namespace)
+            from .transcript import watches
+
             _log("%s", watches(argvs, wait, by_hand, kubectl_verbosity=verbose > 1))
         remaining = self.remaining()
         calls = [
@@ -369,6 +375,8 @@ class KubectlRunner:
         if returncode:
             _register_secrets(self.config)
         if verbose:
+            from .transcript import kubectl_stderr, watched
+
             _log("%s", watched(ended, returncode, monotonic() - began, stderr))
             if verbose > 1 and stderr.strip():
                 _log("%s", kubectl_stderr(stderr))
@@ -387,6 +395,8 @@ class KubectlRunner:
         no ``--request-timeout`` (it would cut the stream), its process bound ``seconds``."""
         argv = self.argv(args, namespace=namespace, request_timeout=False)
         if int(self.config.verbose):
+            from .transcript import Wait, watches
+
             _log("%s", watches([argv], Wait(seconds, first), None))
         call = decide(self.config, argv, args, remaining=self.remaining(), timeout=seconds)
         return call._replace(pacing=None)
@@ -400,6 +410,8 @@ class KubectlRunner:
         if returncode:
             _register_secrets(self.config)
         if int(self.config.verbose):
+            from .transcript import watched
+
             _log("%s", watched(None, returncode, 0.0, stderr))
         result = classify(call, Ended(returncode, "", stderr), read_log(stderr))
         return result if isinstance(result, AdapterError) else None
@@ -410,6 +422,8 @@ class KubectlRunner:
         verbose = int(self.config.verbose)
         if verbose:
             argv = self.argv(by_hand, namespace=namespace, request_timeout=False)
+            from .transcript import waits_by_hand
+
             _log("%s", waits_by_hand(argv, total, kubectl_verbosity=verbose > 1))
 
     def _by_hand(self, wait: Wait, namespace: str | None) -> list[str] | None:

@@ -28,6 +28,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from .call import seconds_arg
 from .requests_log import KLOG_START
 
 
@@ -57,11 +58,6 @@ _TIMEOUT = re.compile(r"^--timeout=\d+s$")
 # its log lines follow the requests). Pasted, it would flood the terminal with round-tripper
 # lines and whole objects.
 _VERBOSITY = re.compile(r"^--?v=\d+$")
-
-
-def seconds_arg(value: float) -> str:
-    """kubectl duration: whole seconds, at least 1 (``0`` would mean "no timeout")."""
-    return f"{max(1, round(value))}s"
 
 
 def display(argv: Sequence[str]) -> str:
