@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
-from .bounds import READ_GRACE_SECONDS
+from .bounds import READ_GRACE_SECONDS, seconds_arg
 from .config import ClusterConfig
 
 # Extra time a waiting kubectl gets beyond its own --timeout before we kill it: it must be
@@ -89,11 +89,6 @@ class Call(NamedTuple):
         from .transcript import display
 
         return display(self.argv)
-
-
-def seconds_arg(value: float) -> str:
-    """kubectl duration: whole seconds, at least 1 (``0`` would mean "no timeout")."""
-    return f"{max(1, round(value))}s"
 
 
 def decide(

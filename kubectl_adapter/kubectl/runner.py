@@ -24,7 +24,8 @@ from time import monotonic
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from ..contract.errors import AdapterError, ConfigurationError
-from .call import Call, again, decide, is_read, seconds_arg
+from .bounds import seconds_arg
+from .call import Call, again, decide, is_read
 from .config import ClusterConfig, discovery_stamp, kubeconfig_looked_for, kubeconfig_paths
 from .process import Ended
 from .requests_log import read as read_log

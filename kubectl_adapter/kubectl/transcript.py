@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from .call import seconds_arg
+from .bounds import seconds_arg
 from .requests_log import KLOG_START
 
 
