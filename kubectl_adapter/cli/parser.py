@@ -6,7 +6,6 @@ Building the parser imports nothing heavy; the version is looked up only for ``-
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any, NoReturn
 
@@ -14,6 +13,7 @@ from ..contract.errors import InvalidInput
 from ..kubectl.bounds import MAX_SECONDS, check_seconds
 from . import help_texts as texts
 from .output import FORMATS, put, stdout
+from .views import terminal_columns
 
 __all__ = ["PROG", "build_parser", "global_options_text", "subcommands"]
 
@@ -49,25 +49,9 @@ PROVIDER_ID = {
 }
 
 
-def terminal_columns() -> int:
-    """``shutil.get_terminal_size().columns``, without importing shutil (it brings zlib, bz2
-    and lzma): argparse sizes a formatter on every ``add_argument``, so building the parser
-    would import them before every command's first kubectl."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns > 0:
-        return columns
-    try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
-    except (AttributeError, ValueError, OSError):
-        return 80
-
-
 class _Formatter(argparse.RawDescriptionHelpFormatter):
     """argparse's formatter (descriptions kept as written), its width found as argparse finds
-    it (``terminal_columns`` - 2)."""
+    it (``views.terminal_columns`` - 2)."""
 
     def __init__(
         self,

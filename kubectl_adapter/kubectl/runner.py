@@ -17,23 +17,27 @@ exec credential plugin outlives the command.
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 from collections.abc import Callable, Sequence
 from time import monotonic
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
-from ..contract.errors import AdapterError, ConfigurationError
+from ..contract.errors import AdapterError
 from .bounds import seconds_arg
 from .call import Call, again, decide, is_read
-from .config import ClusterConfig, discovery_stamp, kubeconfig_looked_for, kubeconfig_paths
+from .config import (
+    CONTEXT_NAMESPACE,
+    ClusterConfig,
+    context_namespace_of,
+    discovery_stamp,
+    kubeconfig_paths,
+    kubectl_binary,
+)
 from .process import Ended
 from .requests_log import read as read_log
 from .seam import Kubectl
 
-# What only a call's end needs (classify, outcome, progress, naming) and what only the -v
-# log shows (transcript) is imported there, not with the runner: a command's first kubectl
-# starts before them (tests/cli/test_startup.py).
+# classify, outcome, progress, transcript: imported where used, after the first kubectl starts.
 if TYPE_CHECKING:
     from subprocess import Popen
 
@@ -41,22 +45,6 @@ if TYPE_CHECKING:
     from .outcome import WatchEnd
     from .transcript import Wait
     from .watches import Watching
-
-
-def which(name: str) -> str | None:
-    """``shutil.which(name)`` for an executable, without importing shutil: shutil imports
-    zlib, bz2 and lzma (7 modules) that a command never uses, before its first kubectl."""
-
-    def runnable(path: str) -> bool:
-        return os.access(path, os.F_OK | os.X_OK) and not os.path.isdir(path)
-
-    if os.path.dirname(name):
-        return name if runnable(name) else None
-    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
-        path = os.path.join(folder or os.curdir, name)
-        if runnable(path):
-            return path
-    return None
 
 
 def _log(message: str, *args: object) -> None:
@@ -71,17 +59,6 @@ def _register_secrets(config: ClusterConfig) -> None:
     from ..contract.redact import register_kubeconfig_secrets
 
     register_kubeconfig_secrets(kubeconfig_paths(config))
-
-
-# The context's own namespace, exactly: ``{..namespace}`` would also match a ``namespace``
-# key anywhere else in the minified kubeconfig (a cluster's ``extensions``), in map order.
-CONTEXT_NAMESPACE = [
-    "config",
-    "view",
-    "--minify",
-    "-o",
-    "jsonpath={.contexts[0].context.namespace}",
-]
 
 
 class _Opened(NamedTuple):
@@ -126,15 +103,7 @@ class KubectlRunner:
     def binary(self) -> str:
         """kubectl's path: ``--kubectl`` if given, else the first on PATH."""
         if self._binary is None:
-            wanted = self.config.kubectl or "kubectl"
-            found = which(wanted)
-            if found is None:
-                where = "on PATH" if self.config.kubectl is None else f"at {wanted!r}"
-                raise ConfigurationError(
-                    f"kubectl not found {where}: install kubectl or pass --kubectl PATH",
-                    {"kubectl": wanted},
-                )
-            self._binary = found
+            self._binary = kubectl_binary(self.config)
         return self._binary
 
     def argv(
@@ -305,19 +274,7 @@ class KubectlRunner:
             return self.config.namespace
         if self.config.dry_run:
             return "default"
-        found = self.run(CONTEXT_NAMESPACE).stdout.strip()
-        if not found:
-            return "default"
-        from ..contract.naming import DNS1123_RULE, is_dns1123_label
-
-        if not is_dns1123_label(found):
-            looked_for = kubeconfig_looked_for(self.config)
-            raise ConfigurationError(
-                f"the kubeconfig context's namespace {found!r} {DNS1123_RULE} "
-                f"(kubeconfig: {looked_for}); fix the context or pass -n",
-                {"namespace": found, "kubeconfig": looked_for},
-            )
-        return found
+        return context_namespace_of(self.config, self.run(CONTEXT_NAMESPACE).stdout.strip())
 
     def run_json(
         self, args: Sequence[str], *, decode: Callable[[bytes], Any] | None = None, **kwargs: Any
@@ -354,7 +311,9 @@ class KubectlRunner:
         argvs = [self.argv(args, namespace=namespace, request_timeout=False) for args in commands]
         verbose = int(self.config.verbose)
         if verbose:
-            by_hand = self._by_hand(wait, namespace)
+            by_hand: list[str] | None = None
+            if wait.by_hand:
+                by_hand = self.argv(wait.by_hand, namespace=namespace, request_timeout=False)
             from .transcript import watches
 
             _log("%s", watches(argvs, wait, by_hand, kubectl_verbosity=verbose > 1))
@@ -426,11 +385,6 @@ class KubectlRunner:
             from .transcript import waits_by_hand
 
             _log("%s", waits_by_hand(argv, total, kubectl_verbosity=verbose > 1))
-
-    def _by_hand(self, wait: Wait, namespace: str | None) -> list[str] | None:
-        if not wait.by_hand:
-            return None
-        return self.argv(wait.by_hand, namespace=namespace, request_timeout=False)
 
     def _echo(self, line: str) -> None:
         """kubectl's progress line: to the progress display, else to our stderr."""

@@ -34,7 +34,7 @@ from kubectl_adapter.contract.errors import (
     Unauthorized,
     Unavailable,
 )
-from kubectl_adapter.kubectl import runner as runner_module
+from kubectl_adapter.kubectl import config as config_module
 from kubectl_adapter.kubectl.bounds import READ_GRACE_SECONDS
 from kubectl_adapter.kubectl.call import (
     WAIT_GRACE_SECONDS,
@@ -73,7 +73,7 @@ def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         looked_up.append(name)
         return KUBECTL if name == "kubectl" else name
 
-    monkeypatch.setattr("kubectl_adapter.kubectl.runner.which", which)
+    monkeypatch.setattr("kubectl_adapter.kubectl.config.which", which)
     return looked_up
 
 
@@ -417,7 +417,7 @@ def test_real_failure_reads_stderr(tmp_path: Path) -> None:
 def test_which_finds_what_shutil_which_finds(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """runner.which stands in for shutil.which (not imported: it brings zlib, bz2, lzma)."""
+    """config.which stands in for shutil.which (not imported: it brings zlib, bz2, lzma)."""
     import shutil
 
     monkeypatch.undo()
@@ -433,12 +433,12 @@ def test_which_finds_what_shutil_which_finds(
     names = ["tool", "plain", "folder", "absent", str(tmp_path / "bin" / "tool"),
              str(tmp_path / "bin" / "plain"), str(tmp_path / "bin"), "/nope"]  # fmt: skip
     for name in names:
-        assert runner_module.which(name) == shutil.which(name), name
-    assert runner_module.which("plain") == str(tmp_path / "later" / "plain")
+        assert config_module.which(name) == shutil.which(name), name
+    assert config_module.which("plain") == str(tmp_path / "later" / "plain")
 
 
 def test_missing_explicit_kubectl_is_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.undo()  # the real lookup (runner.which)
+    monkeypatch.undo()  # the real lookup (config.which)
     with pytest.raises(ConfigurationError) as info:
         KubectlRunner(ClusterConfig(kubectl="/nope")).run(["version"])
     assert info.value.exit_code == 9
