@@ -12,7 +12,7 @@ import math
 from time import monotonic
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..contract.errors import InvalidInput, InvalidProviderId
+from ..contract.errors import AdapterError, InvalidInput, InvalidProviderId, NotFound
 from ..kubectl.interrupts import deferred
 from .parser import build_parser
 
@@ -177,7 +177,6 @@ def first_read(
 
 
 def _named_or_none(args: argparse.Namespace) -> Any:
-    from ..contract.errors import AdapterError
     from .targets import names_of
 
     try:
@@ -274,15 +273,15 @@ def run_command(args: argparse.Namespace) -> Any:
 def _on_named(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSpec | None) -> Any:
     """A command given NAMEs: each one run as if it were alone. One name answers exactly as
     it always did; several answer ``Several`` (``several``: the document and exit code)."""
-    from ..contract.errors import AdapterError
-    from .several import Several
-    from .targets import provider_ids
+    from .targets import provider_ids, words
 
     pids = provider_ids(args.named, runner)
-    if len(pids) == 1 and len(_words(args)) == 1:
+    if len(pids) == 1 and len(words(args)) == 1:
         args.provider_id = str(pids[0])
         args.target = args.provider_id
         return _for_person(args, runner, spec)
+    from .several import Several
+
     answers: list[Any] = []
     for pid in pids:
         args.provider_id = str(pid)
@@ -294,16 +293,9 @@ def _on_named(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSp
     return Several(tuple(str(pid) for pid in pids), tuple(answers))
 
 
-def _words(args: argparse.Namespace) -> list[str]:
-    from .targets import words
-
-    return words(args)
-
-
 def _for_person(args: argparse.Namespace, runner: KubectlRunner, spec: ContainerSpec | None) -> Any:
     """The command on one workload; on a terminal a name that names nothing is NotFound (on a
     pipe Manager's ``missing`` and ``alreadyMissing`` stay as they are)."""
-    from ..contract.errors import NotFound
     from ..contract.naming import parse_provider_id
     from .formats import HUMAN
     from .targets import missing_error, names_nothing

@@ -12,8 +12,8 @@ from typing import Any, NoReturn
 from ..contract.errors import InvalidInput
 from ..kubectl.bounds import MAX_SECONDS, check_seconds
 from . import help_texts as texts
-from .mistyped import subcommands
 from .output import FORMATS, put, stdout
+from .views import terminal_columns
 
 __all__ = ["PROG", "build_parser", "global_options_text", "subcommands"]
 
@@ -47,6 +47,22 @@ PROVIDER_ID = {
 }"""
     },
 }
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter (descriptions kept as written), its width found as argparse finds
+    it (``views.terminal_columns`` - 2)."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        if width is None:
+            width = terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -106,6 +122,14 @@ class _Parser(argparse.ArgumentParser):
                 raise found
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed
+
+
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """``mistyped.subcommands``: imported when asked (a mistyped flag, completion), not by
+    every command's parser before its first kubectl."""
+    from .mistyped import subcommands as found
+
+    return found(parser)
 
 
 class _Version(argparse._VersionAction):
@@ -248,7 +272,7 @@ def global_options_text() -> str:
         prog=PROG,
         usage=f"{PROG} [options] COMMAND [ARGS]",
         description="The following options can be passed to any command:",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
         add_help=False,
     )
     _global_options(parser, suppress=False)
@@ -260,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description=texts.DESCRIPTION,
         epilog=texts.EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
     )
     parser.add_argument("--version", action=_Version, help="print the version and exit")
     _global_options(parser, suppress=False)
@@ -274,7 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
             help=about.summary,
             description=about.summary,
             epilog=texts.command_epilog(name),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            formatter_class=_Formatter,
         )
         _global_options(sub, suppress=True)
         return sub

@@ -13,9 +13,10 @@ unless ``-o json|yaml`` asks. A ``--dry-run`` plan stays JSON (``jq -r '.command
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
-__all__ = ["TERMINAL_TABLES", "default_format", "is_terminal", "shown_prog"]
+__all__ = ["TERMINAL_TABLES", "default_format", "is_terminal", "shown_prog", "terminal_columns"]
 
 # The commands whose default on a terminal is their table (``tables.table``; YAML where a
 # document has no table).
@@ -50,3 +51,19 @@ def shown_prog(prog: str) -> str:
     does: bash and zsh put the program they ran in ``$_``, and a plugin inherits it."""
     ran = os.path.basename(os.environ.get("_", ""))
     return "kubectl adapter" if ran == "kubectl" else prog
+
+
+def terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns``, without importing shutil (it brings zlib, bz2
+    and lzma): argparse sizes a formatter on every ``add_argument``, so building the parser
+    would import them before every command's first kubectl."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80

@@ -13,7 +13,6 @@ import math
 import re
 from collections.abc import Callable
 from decimal import Decimal
-from fractions import Fraction
 from typing import Any, NamedTuple
 
 from .naming import (
@@ -103,8 +102,10 @@ def _cpus(value: Any) -> Decimal:
         raise ValueError("must be a number greater than 0")
     if number > MAX_CPUS:
         raise ValueError(f"must be at most {MAX_CPUS} (Kubernetes counts millicores in int64)")
-    # Exact (Fraction): Decimal.quantize raises for numbers wider than 28 digits.
-    if (Fraction(number) * 1000).denominator != 1:
+    # Exact (the number's ratio in lowest terms, as Fraction would take it, without importing
+    # fractions): Decimal.quantize raises for numbers wider than 28 digits.
+    numerator, denominator = number.as_integer_ratio()
+    if numerator * 1000 % denominator:
         raise ValueError("must have at most 3 decimals (Kubernetes counts millicores)")
     return number
 

@@ -58,3 +58,8 @@ def default_deadline(
         return call_timeout
     waits = 2 if rollback else 1
     return waits * timeout + AFTER_TIMEOUT_SECONDS
+
+
+def seconds_arg(value: float) -> str:
+    """kubectl duration: whole seconds, at least 1 (``0`` would mean "no timeout")."""
+    return f"{max(1, round(value))}s"

@@ -20,9 +20,8 @@ import re
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
-from .bounds import READ_GRACE_SECONDS
+from .bounds import READ_GRACE_SECONDS, seconds_arg
 from .config import ClusterConfig
-from .transcript import display, seconds_arg
 
 # Extra time a waiting kubectl gets beyond its own --timeout before we kill it: it must be
 # allowed to report its own timeout (with its own words) before we call it a hang.
@@ -87,6 +86,8 @@ class Call(NamedTuple):
     @property
     def shown(self) -> str:
         """The command as an operator would type it (``transcript.display``)."""
+        from .transcript import display
+
         return display(self.argv)
 
 

@@ -32,7 +32,7 @@ from .requests_log import Requests
 from .requests_log import read as read_log
 
 if TYPE_CHECKING:
-    from .outcome import Unanswered
+    from .watches import Unanswered
 
 # What an error means for a change never sent, when the error alone cannot tell.
 _AMBIGUOUS = (Unavailable, Timeout)

@@ -1,30 +1,35 @@
 """How to reach one Manager node's cluster: the kubectl flags every call carries, the
 bounds on every call and on the whole command, and what kubectl finds on this host (its
-kubeconfig files, its HOME, its discovery cache)."""
+binary, its kubeconfig files and context's namespace, its HOME, its discovery cache)."""
 
 from __future__ import annotations
 
 import contextlib
-import glob
 import os
 import re
 from typing import NamedTuple
 
+from ..contract.errors import ConfigurationError
+from ..contract.naming import DNS1123_RULE, is_dns1123_label
 from .bounds import DEFAULT_CALL_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, DEFAULT_WAIT_TIMEOUT
 
 __all__ = [
+    "CONTEXT_NAMESPACE",
     "DEFAULT_CALL_TIMEOUT",
     "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_WAIT_TIMEOUT",
     "ClusterConfig",
     "context_in_use",
+    "context_namespace_of",
     "current_context_of",
     "discovery_stamp",
     "kubeconfig_looked_for",
     "kubeconfig_missing",
     "kubeconfig_paths",
     "kubeconfig_usable",
+    "kubectl_binary",
     "kubectl_environment",
+    "which",
 ]
 
 
@@ -176,14 +181,81 @@ def kubectl_environment() -> dict[str, str] | None:
     return None
 
 
+def _servergroups(discovery: str) -> list[str]:
+    """``glob(discovery/*/servergroups.json)`` with os alone (glob is one more module before
+    every read's kubectl): one file per API server kubectl has cached, hidden folders not."""
+    try:
+        with os.scandir(discovery) as entries:
+            names = [entry.name for entry in entries if not entry.name.startswith(".")]
+    except OSError:
+        return []
+    found = (os.path.join(discovery, name, "servergroups.json") for name in names)
+    return [path for path in found if os.path.lexists(path)]
+
+
 def discovery_stamp(cache_dir: str | None) -> tuple[int, int]:
     """How many discovery caches kubectl has written, and the newest one's time."""
     root = cache_dir or os.environ.get("KUBECACHEDIR")
     if not root:
         root = os.path.join(os.path.expanduser("~"), ".kube", "cache")
-    found = glob.glob(os.path.join(glob.escape(root), "discovery", "*", "servergroups.json"))
+    found = _servergroups(os.path.join(root, "discovery"))
     newest = 0
     for path in found:
         with contextlib.suppress(OSError):
             newest = max(newest, os.stat(path).st_mtime_ns)
     return len(found), newest
+
+
+def which(name: str) -> str | None:
+    """kubectl's path: ``shutil.which(name)`` for an executable, without importing shutil
+    (with zlib, bz2 and lzma: 7 modules a command never uses) before its first kubectl."""
+
+    def runnable(path: str) -> bool:
+        return os.access(path, os.F_OK | os.X_OK) and not os.path.isdir(path)
+
+    if os.path.dirname(name):
+        return name if runnable(name) else None
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        path = os.path.join(folder or os.curdir, name)
+        if runnable(path):
+            return path
+    return None
+
+
+# The context's own namespace, exactly: ``{..namespace}`` would also match a ``namespace``
+# key anywhere else in the minified kubeconfig (a cluster's ``extensions``), in map order.
+CONTEXT_NAMESPACE = [
+    "config",
+    "view",
+    "--minify",
+    "-o",
+    "jsonpath={.contexts[0].context.namespace}",
+]
+
+
+def context_namespace_of(config: ClusterConfig, found: str) -> str:
+    """The namespace the kubeconfig's context names (``CONTEXT_NAMESPACE``'s output), else
+    ``default``; one that is no namespace name is the kubeconfig's fault."""
+    if not found:
+        return "default"
+    if not is_dns1123_label(found):
+        looked_for = kubeconfig_looked_for(config)
+        raise ConfigurationError(
+            f"the kubeconfig context's namespace {found!r} {DNS1123_RULE} "
+            f"(kubeconfig: {looked_for}); fix the context or pass -n",
+            {"namespace": found, "kubeconfig": looked_for},
+        )
+    return found
+
+
+def kubectl_binary(config: ClusterConfig) -> str:
+    """kubectl's path: ``--kubectl`` if given, else the first on PATH."""
+    wanted = config.kubectl or "kubectl"
+    found = which(wanted)
+    if found is None:
+        where = "on PATH" if config.kubectl is None else f"at {wanted!r}"
+        raise ConfigurationError(
+            f"kubectl not found {where}: install kubectl or pass --kubectl PATH",
+            {"kubectl": wanted},
+        )
+    return found

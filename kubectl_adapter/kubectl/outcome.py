@@ -15,18 +15,6 @@ from .shapes import output_problem
 from .transcript import display
 
 
-class Unanswered(Exception):
-    """What a ``Watching`` raises when the watches it judges went ``idle`` seconds with no
-    answer while stopping them loses nothing (a wait's watches before its write): the runner
-    types it at the classification point as a read stopped for want of an answer, so that the
-    fault reads the same whichever call met it. ``index``: the watch still unanswered;
-    ``stderrs``: what each watch logged (``watches.watch_together`` fills them in)."""
-
-    def __init__(self, index: int, idle: float, stderrs: Sequence[str] = ()) -> None:
-        super().__init__(index, idle)
-        self.index, self.idle, self.stderrs = index, idle, list(stderrs)
-
-
 class WatchEnd(NamedTuple):
     """How a run of watches ended: ``decided`` True (over) / False (time passed) / None
     (a kubectl exited first; ``failure``: its error when it exited non-zero)."""

@@ -1,16 +1,12 @@
 """The one place that runs kubectl: each call decided, run, then checked.
 
 ``KubectlRunner.run`` is ``subprocess.run`` for kubectl: the call is decided once, before
-its process starts (``call.decide``: the argv with the node's connection flags, its kind,
-its bound, its pacing, the deadline's cut), logged, run by ``process`` (``watches`` for a
-wait's watches at once), then turned into its result or its one typed error by
-``classify`` over what kubectl's log says (``requests_log.read``). Nothing below calls back
-up here. With ``verbose`` each command is logged as bash an operator can paste
-(``transcript``), followed by its outcome as a comment; kubectl's own stderr (and its
-``-v=N``) is logged too from ``verbose`` 2 (``-vv``). A wait's watches are logged as
-comments above the one command that waits for the same end state (``transcript.watches``).
-Each kubectl runs in its own process group, killed as a whole on every way out (bound,
-error, signal), so no ``rollout status`` or exec credential plugin outlives the command.
+its process starts (``call.decide``), logged, run through the seam (``process``; ``watches``
+for a wait's watches at once), then turned into its result or its one typed error by
+``classify`` over kubectl's log (``requests_log.read``). Nothing below calls back up here.
+With ``verbose`` each command is logged as bash to paste (``transcript``), its outcome as a
+comment, kubectl's own stderr from ``-vv``. Each kubectl runs in its own process group,
+killed as a whole on every way out (bound, error, signal).
 """
 
 from __future__ import annotations
@@ -21,24 +17,28 @@ from collections.abc import Callable, Sequence
 from time import monotonic
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
-from ..contract.errors import AdapterError, ConfigurationError
-from ..contract.naming import DNS1123_RULE, is_dns1123_label
-from . import outcome, progress
+from ..contract.errors import AdapterError
+from .bounds import seconds_arg
 from .call import Call, again, decide, is_read
-from .classify import KubectlResult, classify, deadline_reached, stopped_unanswered
-from .config import ClusterConfig, discovery_stamp, kubeconfig_looked_for, kubeconfig_paths
-from .outcome import Unanswered, WatchEnd
+from .config import (
+    CONTEXT_NAMESPACE,
+    ClusterConfig,
+    context_namespace_of,
+    discovery_stamp,
+    kubeconfig_paths,
+    kubectl_binary,
+)
 from .process import Ended
 from .requests_log import read as read_log
 from .seam import Kubectl
-from .transcript import Wait, kubectl_stderr, seconds_arg, waits_by_hand, watched, watches
-from .transcript import command as transcript_command
-from .transcript import display as transcript_display
-from .transcript import outcome as transcript_outcome
 
+# classify, outcome, progress, transcript: imported where used, after the first kubectl starts.
 if TYPE_CHECKING:
     from subprocess import Popen
 
+    from .classify import KubectlResult
+    from .outcome import WatchEnd
+    from .transcript import Wait
     from .watches import Watching
 
 
@@ -54,17 +54,6 @@ def _register_secrets(config: ClusterConfig) -> None:
     from ..contract.redact import register_kubeconfig_secrets
 
     register_kubeconfig_secrets(kubeconfig_paths(config))
-
-
-# The context's own namespace, exactly: ``{..namespace}`` would also match a ``namespace``
-# key anywhere else in the minified kubeconfig (a cluster's ``extensions``), in map order.
-CONTEXT_NAMESPACE = [
-    "config",
-    "view",
-    "--minify",
-    "-o",
-    "jsonpath={.contexts[0].context.namespace}",
-]
 
 
 class _Opened(NamedTuple):
@@ -109,17 +98,7 @@ class KubectlRunner:
     def binary(self) -> str:
         """kubectl's path: ``--kubectl`` if given, else the first on PATH."""
         if self._binary is None:
-            wanted = self.config.kubectl or "kubectl"
-            import shutil  # once per command, and only when kubectl is run
-
-            found = shutil.which(wanted)
-            if found is None:
-                where = "on PATH" if self.config.kubectl is None else f"at {wanted!r}"
-                raise ConfigurationError(
-                    f"kubectl not found {where}: install kubectl or pass --kubectl PATH",
-                    {"kubectl": wanted},
-                )
-            self._binary = found
+            self._binary = kubectl_binary(self.config)
         return self._binary
 
     def argv(
@@ -150,7 +129,9 @@ class KubectlRunner:
     @staticmethod
     def display(argv: Sequence[str]) -> str:
         """The command as an operator would type it (``kubectl``, not its resolved path)."""
-        return transcript_display(argv)
+        from .transcript import display
+
+        return display(argv)
 
     # -- running ----------------------------------------------------------------------------
 
@@ -184,19 +165,27 @@ class KubectlRunner:
         )  # fmt: skip
         verbose = int(self.config.verbose)
         if verbose:
-            shown = transcript_command(
+            from .transcript import command
+
+            shown = command(
                 call.argv, stdin=call.stdin, absent=call.absent, kubectl_verbosity=verbose > 1
             )
             _log("%s", shown)
         if call.spent:
             if verbose:
                 _log("# not run: the command's overall deadline (--deadline) was reached")
+            from .classify import deadline_reached
+
             raise deadline_reached("before", call)
         call, ended, began = self._execute(call)
+        from .classify import classify
+
         if ended.returncode != 0 or (verbose and ended.stderr.strip()):
             _register_secrets(self.config)
         if verbose:
-            _log("%s", transcript_outcome(ended.returncode, monotonic() - began, ended.stderr))
+            from .transcript import kubectl_stderr, outcome
+
+            _log("%s", outcome(ended.returncode, monotonic() - began, ended.stderr))
             if verbose > 1 and ended.stderr.strip():
                 _log("%s", kubectl_stderr(ended.stderr))
         result = classify(call, ended, read_log(ended.stderr))
@@ -280,17 +269,7 @@ class KubectlRunner:
             return self.config.namespace
         if self.config.dry_run:
             return "default"
-        found = self.run(CONTEXT_NAMESPACE).stdout.strip()
-        if not found:
-            return "default"
-        if not is_dns1123_label(found):
-            looked_for = kubeconfig_looked_for(self.config)
-            raise ConfigurationError(
-                f"the kubeconfig context's namespace {found!r} {DNS1123_RULE} "
-                f"(kubeconfig: {looked_for}); fix the context or pass -n",
-                {"namespace": found, "kubeconfig": looked_for},
-            )
-        return found
+        return context_namespace_of(self.config, self.run(CONTEXT_NAMESPACE).stdout.strip())
 
     def run_json(
         self, args: Sequence[str], *, decode: Callable[[bytes], Any] | None = None, **kwargs: Any
@@ -304,6 +283,8 @@ class KubectlRunner:
         """
         result = self.run(args, raw=decode is not None, **kwargs)
         output: str | bytes = result.raw if decode is not None else result.stdout
+        from . import outcome
+
         return outcome.parse_json(args, result.argv, output, decode)
 
     def watch_together(
@@ -325,7 +306,11 @@ class KubectlRunner:
         argvs = [self.argv(args, namespace=namespace, request_timeout=False) for args in commands]
         verbose = int(self.config.verbose)
         if verbose:
-            by_hand = self._by_hand(wait, namespace)
+            by_hand: list[str] | None = None
+            if wait.by_hand:
+                by_hand = self.argv(wait.by_hand, namespace=namespace, request_timeout=False)
+            from .transcript import watches
+
             _log("%s", watches(argvs, wait, by_hand, kubectl_verbosity=verbose > 1))
         remaining = self.remaining()
         calls = [
@@ -333,16 +318,27 @@ class KubectlRunner:
             for argv, args in zip(argvs, commands, strict=True)
         ]
         if calls[0].spent:
+            from .classify import deadline_reached
+
             raise deadline_reached("before", calls[0])
         began = monotonic()
+        from .watches import Unanswered
+
         try:
             ended, index, returncode, stderrs = self.kubectl.watch(calls, watching)
         except Unanswered as silent:
+            from .classify import stopped_unanswered
+
             raise stopped_unanswered(calls[silent.index], silent) from None
+        from .classify import classify, deadline_reached
+        from .outcome import WatchEnd
+
         stderr = stderrs[index] if index >= 0 else "".join(stderrs)
         if returncode:
             _register_secrets(self.config)
         if verbose:
+            from .transcript import kubectl_stderr, watched
+
             _log("%s", watched(ended, returncode, monotonic() - began, stderr))
             if verbose > 1 and stderr.strip():
                 _log("%s", kubectl_stderr(stderr))
@@ -361,6 +357,8 @@ class KubectlRunner:
         no ``--request-timeout`` (it would cut the stream), its process bound ``seconds``."""
         argv = self.argv(args, namespace=namespace, request_timeout=False)
         if int(self.config.verbose):
+            from .transcript import Wait, watches
+
             _log("%s", watches([argv], Wait(seconds, first), None))
         call = decide(self.config, argv, args, remaining=self.remaining(), timeout=seconds)
         return call._replace(pacing=None)
@@ -369,9 +367,13 @@ class KubectlRunner:
         self, call: Call, returncode: int | None, stderr: str
     ) -> AdapterError | None:
         """The typed error of a feed's watch that exited (None: exit 0), as ``run`` types it."""
+        from .classify import classify
+
         if returncode:
             _register_secrets(self.config)
         if int(self.config.verbose):
+            from .transcript import watched
+
             _log("%s", watched(None, returncode, 0.0, stderr))
         result = classify(call, Ended(returncode, "", stderr), read_log(stderr))
         return result if isinstance(result, AdapterError) else None
@@ -382,16 +384,14 @@ class KubectlRunner:
         verbose = int(self.config.verbose)
         if verbose:
             argv = self.argv(by_hand, namespace=namespace, request_timeout=False)
-            _log("%s", waits_by_hand(argv, total, kubectl_verbosity=verbose > 1))
+            from .transcript import waits_by_hand
 
-    def _by_hand(self, wait: Wait, namespace: str | None) -> list[str] | None:
-        if not wait.by_hand:
-            return None
-        return self.argv(wait.by_hand, namespace=namespace, request_timeout=False)
+            _log("%s", waits_by_hand(argv, total, kubectl_verbosity=verbose > 1))
 
     def _echo(self, line: str) -> None:
         """kubectl's progress line: to the progress display, else to our stderr."""
         from ..contract.redact import redact
+        from . import progress
 
         if not progress.note(redact(line.rstrip())):
             # Under -v stderr is a pasteable log: progress goes in as comments.

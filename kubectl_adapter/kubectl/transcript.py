@@ -25,12 +25,19 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..contract.redact import redact
+from .bounds import seconds_arg
 from .requests_log import KLOG_START
+
+
+def redact(text: str) -> str:
+    """``contract.redact.redact``, imported by the first line shown (a -v log, an error's
+    command), not by every command before its first kubectl."""
+    from ..contract.redact import redact as redacted
+
+    return redacted(text)
 
 
 class Wait(NamedTuple):
@@ -53,14 +60,11 @@ _TIMEOUT = re.compile(r"^--timeout=\d+s$")
 _VERBOSITY = re.compile(r"^--?v=\d+$")
 
 
-def seconds_arg(value: float) -> str:
-    """kubectl duration: whole seconds, at least 1 (``0`` would mean "no timeout")."""
-    return f"{max(1, round(value))}s"
-
-
 def display(argv: Sequence[str]) -> str:
     """The command on one line as an operator would type it (``kubectl``, not its path)."""
     shown = ["kubectl", *argv[1:]] if argv and os.path.basename(argv[0]) == "kubectl" else argv
+    import shlex
+
     return redact(shlex.join(shown))
 
 

@@ -21,8 +21,19 @@ from typing import Any, Protocol
 from ..contract.errors import InternalError
 from .call import Call
 from .interrupts import deferred
-from .outcome import Unanswered
 from .process import KILL_DRAIN_SECONDS, exit_fd, kill_group, spawn, stop, text
+
+
+class Unanswered(Exception):
+    """What a ``Watching`` raises when the watches it judges went ``idle`` seconds with no
+    answer while stopping them loses nothing (a wait's watches before its write): the runner
+    types it at the classification point as a read stopped for want of an answer, so that the
+    fault reads the same whichever call met it. ``index``: the watch still unanswered;
+    ``stderrs``: what each watch logged (``watches.watch_together`` fills them in)."""
+
+    def __init__(self, index: int, idle: float, stderrs: Sequence[str] = ()) -> None:
+        super().__init__(index, idle)
+        self.index, self.idle, self.stderrs = index, idle, list(stderrs)
 
 
 class Watching(Protocol):
@@ -42,7 +53,7 @@ class Watching(Protocol):
 
     def woken(self) -> bool:
         """The time ``wake_at`` named has come; True ends the watches (decided). Raises
-        ``outcome.Unanswered`` when the watches went unanswered too long."""
+        ``Unanswered`` when the watches went unanswered too long."""
         ...
 
 

@@ -13,7 +13,6 @@ from ..contract.errors import AdapterError, NotFound, Timeout
 from ..contract.naming import ProviderId, deployment_selector, owner_labels
 from ..kubectl import commands, progress
 from ..kubectl.call import process_bound
-from ..rules.ownership import check_ownership
 from . import awaited, plans
 from .waits import Wait, await_, wait_budget
 from .workload import Workloads
@@ -138,6 +137,7 @@ def delete(
     (Unavailable).
     """
     from ..contract.models import DeleteResult
+    from ..rules.ownership import check_ownership
     from ..rules.races import not_deleted, uid_of
 
     steps = _delete_steps(workloads, provider_id, container_id)

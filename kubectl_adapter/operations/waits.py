@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..contract.errors import AdapterError, Timeout, Unavailable
 from ..kubectl import commands, progress
 from ..kubectl.bounds import READ_GRACE_SECONDS
-from ..kubectl.outcome import Unanswered
 from ..kubectl.pace import Pace
 from ..kubectl.runner import KubectlRunner
 from ..kubectl.transcript import Wait as Shown
+from ..kubectl.watches import Unanswered
 from .resume import Resumption
 from .write_first import Write, refused, refused_after
 

@@ -7,10 +7,8 @@ from typing import TYPE_CHECKING, Any
 from ..contract.errors import AdapterError, Conflict, NotFound
 from ..contract.naming import ProviderId
 from ..kubectl import commands
-from ..kubectl.classify import owner_test_failed
 from ..kubectl.config import ClusterConfig
 from ..kubectl.runner import KubectlRunner
-from ..rules.ownership import check_ownership
 
 if TYPE_CHECKING:
     from .pod_owners import PodOwners
@@ -116,6 +114,9 @@ class Workloads:
                 guarded=str(provider_id),  # a 404 or a failed owner test is typed as such
             )
         except Conflict as exc:
+            from ..kubectl.classify import owner_test_failed
+            from ..rules.ownership import check_ownership
+
             if owner_test_failed(exc):
                 # Nothing was changed; one read says whose the Deployment now is.
                 current = self.require_deployment(provider_id)

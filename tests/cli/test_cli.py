@@ -43,7 +43,7 @@ GET_WEB1 = [
 
 @pytest.fixture(autouse=True)
 def _kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.config.which", lambda name: name)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
@@ -287,7 +287,7 @@ def test_verbose_logs_each_command_shell_quoted(
 def test_missing_kubectl_is_a_configuration_error(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("shutil.which", lambda name: None)
+    monkeypatch.setattr("kubectl_adapter.kubectl.config.which", lambda name: None)
     code, document, _ = run(capsys, "--kubectl", "/nonexistent/kubectl", "status", "ns/web-1")
     assert code == 9
     assert document["error"]["type"] == "ConfigurationError"

@@ -52,7 +52,7 @@ OWNED = [
 
 @pytest.fixture(autouse=True)
 def _kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.config.which", lambda name: name)
 
 
 def register_cluster(fp: FakeProcess) -> None:

@@ -41,7 +41,7 @@ NOT_FOUND = {
 
 @pytest.fixture(autouse=True)
 def _kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("shutil.which", lambda name, *a, **k: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.config.which", lambda name, *a, **k: name)
 
 
 @pytest.fixture

@@ -45,7 +45,7 @@ def no_registered_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.config.which", lambda name: name)
 
 
 def assert_clean(text: str) -> None:
@@ -371,7 +371,7 @@ def test_a_bare_kubeconfig_token_is_masked_once_kubectl_fails(
     kubeconfig.write_text(
         f"apiVersion: v1\nkind: Config\nusers:\n  - name: u\n    user:\n      token: {token}\n"
     )
-    monkeypatch.setattr("shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.config.which", lambda name: name)
     fp.register(
         ["kubectl", "--kubeconfig", str(kubeconfig), fp.any()],
         stderr=f"error: exec plugin said: credential {token} rejected\n",
@@ -453,7 +453,7 @@ def test_an_exec_plugin_echo_is_masked_once_kubectl_fails(
 ) -> None:
     kubeconfig = tmp_path / "kubeconfig"
     kubeconfig.write_text(EXEC_KUBECONFIG)
-    monkeypatch.setattr("shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.config.which", lambda name: name)
     echo = " ".join(EXEC_SECRETS)
     fp.register(
         ["kubectl", "--kubeconfig", str(kubeconfig), fp.any()],

@@ -18,9 +18,9 @@ from kubectl_adapter.contract.errors import (
 from kubectl_adapter.kubectl.call import Call, Pacing
 from kubectl_adapter.kubectl.classify import _written, classify, stopped_unanswered
 from kubectl_adapter.kubectl.config import ClusterConfig
-from kubectl_adapter.kubectl.outcome import Unanswered
 from kubectl_adapter.kubectl.process import Ended
 from kubectl_adapter.kubectl.requests_log import read
+from kubectl_adapter.kubectl.watches import Unanswered
 
 WRITE = Call(("kubectl", "patch"), "write", 10.0, changes=True)
 
@@ -213,7 +213,7 @@ def test_no_answer_is_one_error_whichever_call_meets_it(call: Call, ended: Ended
 
 
 def test_watches_stopped_unanswered_before_a_write_are_that_error_too() -> None:
-    """A wait's watches before its write, stopped by their pace (``outcome.Unanswered``):
+    """A wait's watches before its write, stopped by their pace (``watches.Unanswered``):
     the same error as a read stopped so, naming the watch that went unanswered."""
     watches = [
         _call("wait", ("get", "deployments", "--watch", "-v=6")),

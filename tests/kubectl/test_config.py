@@ -16,6 +16,7 @@ from kubectl_adapter.kubectl.config import (
     ClusterConfig,
     context_in_use,
     current_context_of,
+    discovery_stamp,
     kubeconfig_usable,
 )
 
@@ -107,3 +108,20 @@ def test_the_context_in_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     (tmp_path / ".kube").mkdir()
     write(tmp_path / ".kube" / "config", "home")
     assert context_in_use(ClusterConfig()) == "home"
+
+
+def test_discovery_stamp_counts_what_glob_finds(tmp_path: Path) -> None:
+    """discovery_stamp looks with os alone: the same files as glob's pattern, hidden folders
+    and folders without servergroups.json left out; a missing cache is (0, 0)."""
+    import glob
+
+    assert discovery_stamp(str(tmp_path / "absent")) == (0, 0)
+    for name in ("127.0.0.1_6443", "host_443", ".hidden", "empty"):
+        (tmp_path / "discovery" / name).mkdir(parents=True)
+    for name in ("127.0.0.1_6443", "host_443", ".hidden"):
+        (tmp_path / "discovery" / name / "servergroups.json").write_text("{}")
+    os.utime(tmp_path / "discovery" / "host_443" / "servergroups.json", ns=(1, 7_000_000_000))
+    os.utime(tmp_path / "discovery" / "127.0.0.1_6443" / "servergroups.json", ns=(1, 9_000))
+    pattern = os.path.join(glob.escape(str(tmp_path)), "discovery", "*", "servergroups.json")
+    assert len(glob.glob(pattern)) == 2
+    assert discovery_stamp(str(tmp_path)) == (2, 7_000_000_000)

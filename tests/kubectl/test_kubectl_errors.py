@@ -572,7 +572,7 @@ def test_configuration_errors_name_the_kubeconfig(case: str) -> None:
 
 @pytest.fixture
 def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.config.which", lambda name: name)
 
 
 SCALE = ["scale", "deployment/web-1", "--replicas=0", "-v=6"]

@@ -105,3 +105,42 @@ def test_no_death_signal_from_another_thread() -> None:
 def test_none_where_the_kernel_cannot(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "platform", "darwin")
     assert dies_with_us() is None
+
+
+CORE_ONLY = """
+import errno, json, sys
+import _ctypes
+from kubectl_adapter.kubectl import lifetime
+assert lifetime.dies_with_us() is not None
+prctl = lifetime._linux_prctl()
+unknown = prctl(-1, 0, 0, 0, 0)  # no such option: -1, errno EINVAL (use_errno kept it)
+print(json.dumps({"ctypes": "ctypes" in sys.modules, "type": type(prctl).__name__,
+                  "unknown": unknown, "einval": _ctypes.get_errno() == errno.EINVAL}))
+"""
+
+
+@linux
+def test_prctl_is_resolved_from_ctypes_core_without_the_package() -> None:
+    """The first kubectl's prctl costs _ctypes alone (ctypes' package is 5 modules); the
+    death signal itself is proven above, by the children that die."""
+    result = subprocess.run(
+        [sys.executable, "-c", CORE_ONLY], env=_env(), capture_output=True, text=True,
+        timeout=60, check=True,
+    )  # fmt: skip
+    report = json.loads(result.stdout)
+    assert report == {"ctypes": False, "type": "Prctl", "unknown": -1, "einval": True}
+
+
+@linux
+def test_prctl_falls_back_to_ctypes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should _ctypes' names ever change, ctypes' own CDLL resolves it."""
+    from kubectl_adapter.kubectl import lifetime
+
+    def gone() -> None:
+        raise AttributeError("module '_ctypes' has no attribute 'CFuncPtr'")
+
+    monkeypatch.setattr(lifetime, "_core_prctl", gone)
+    monkeypatch.setattr(lifetime, "_resolved", False)
+    monkeypatch.setattr(lifetime, "_prctl", None)
+    found = lifetime._linux_prctl()
+    assert found is not None and type(found).__name__ == "_FuncPtr"

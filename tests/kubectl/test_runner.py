@@ -34,6 +34,7 @@ from kubectl_adapter.contract.errors import (
     Unauthorized,
     Unavailable,
 )
+from kubectl_adapter.kubectl import config as config_module
 from kubectl_adapter.kubectl.bounds import READ_GRACE_SECONDS
 from kubectl_adapter.kubectl.call import (
     WAIT_GRACE_SECONDS,
@@ -72,7 +73,7 @@ def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         looked_up.append(name)
         return KUBECTL if name == "kubectl" else name
 
-    monkeypatch.setattr("shutil.which", which)
+    monkeypatch.setattr("kubectl_adapter.kubectl.config.which", which)
     return looked_up
 
 
@@ -413,8 +414,31 @@ def test_real_failure_reads_stderr(tmp_path: Path) -> None:
 # -- a missing or broken kubectl --------------------------------------------------------------
 
 
+def test_which_finds_what_shutil_which_finds(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """config.which stands in for shutil.which (not imported: it brings zlib, bz2, lzma)."""
+    import shutil
+
+    monkeypatch.undo()
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "tool").write_text("#!/bin/sh\n")
+    (tmp_path / "bin" / "tool").chmod(0o755)
+    (tmp_path / "bin" / "plain").write_text("")
+    (tmp_path / "bin" / "folder").mkdir()
+    (tmp_path / "later").mkdir()
+    (tmp_path / "later" / "plain").write_text("#!/bin/sh\n")
+    (tmp_path / "later" / "plain").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{tmp_path / 'later'}")
+    names = ["tool", "plain", "folder", "absent", str(tmp_path / "bin" / "tool"),
+             str(tmp_path / "bin" / "plain"), str(tmp_path / "bin"), "/nope"]  # fmt: skip
+    for name in names:
+        assert config_module.which(name) == shutil.which(name), name
+    assert config_module.which("plain") == str(tmp_path / "later" / "plain")
+
+
 def test_missing_explicit_kubectl_is_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.undo()  # the real shutil.which
+    monkeypatch.undo()  # the real lookup (config.which)
     with pytest.raises(ConfigurationError) as info:
         KubectlRunner(ClusterConfig(kubectl="/nope")).run(["version"])
     assert info.value.exit_code == 9

@@ -258,7 +258,10 @@ JSON = st.recursive(
 def _kubectl_on_path() -> Iterator[None]:
     # Hypothesis runs many examples per test: FakeProcess() per example, not ``fp``; kubectl
     # runs through the seam's in-memory side (tests/fake_kubectl.py), as with ``fp``.
-    with patch("shutil.which", lambda name: name), patch.object(seam, "DEFAULT", FakeProcesses()):
+    with (
+        patch("kubectl_adapter.kubectl.config.which", lambda name: name),
+        patch.object(seam, "DEFAULT", FakeProcesses()),
+    ):
         yield
 
 

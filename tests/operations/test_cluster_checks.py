@@ -141,4 +141,4 @@ def test_nodes_answer_ready_and_the_first_internal_and_external_ip(
 
 @pytest.fixture
 def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.config.which", lambda name: name)

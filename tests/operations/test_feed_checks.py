@@ -38,7 +38,7 @@ def _answer(denied: tuple[str, ...] = ()) -> str:
 
 @pytest.fixture(autouse=True)
 def _kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.config.which", lambda name: name)
 
 
 def test_it_asks_for_the_watches_of_replicasets_and_pods(fp: FakeProcess) -> None:

@@ -167,7 +167,7 @@ NAMESPACE_FORBIDDEN = (
 
 @pytest.fixture
 def kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.config.which", lambda name: name)
 
 
 def _run_list(capsys: pytest.CaptureFixture[str]) -> tuple[int, Any]:

@@ -213,7 +213,7 @@ def clock(fp: FakeProcess, monkeypatch: pytest.MonkeyPatch) -> Clock:
 
 @pytest.fixture(autouse=True)
 def _kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.config.which", lambda name: name)
 
 
 def make_provider(**overrides: Any) -> KubernetesProvider:

@@ -609,7 +609,7 @@ K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
 
 @pytest.fixture
 def _kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.config.which", lambda name: name)
 
 
 def _drifted(i: int) -> list[dict[str, Any]]:

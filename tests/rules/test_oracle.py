@@ -153,7 +153,7 @@ def test_status_path(case: Case | None) -> None:
 
 @pytest.fixture(autouse=True)
 def _kubectl_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("shutil.which", lambda name: name)
+    monkeypatch.setattr("kubectl_adapter.kubectl.config.which", lambda name: name)
 
 
 def _addressable(case: Case) -> Case:
