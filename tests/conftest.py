@@ -12,12 +12,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import settings
 
 if TYPE_CHECKING:
     from tests.fakecluster import FakeCluster
     from tests.test_fakecluster import Runner
 
 _ROW = "summary-row"
+
+# Hypothesis' per-example deadline (200 ms by default) measures the machine, not the code: on
+# a loaded 2-core CI an example that spawns nothing still overran it. No deadline by default;
+# a property that bounds its own cost says so (its own ``deadline=``, or tests/cost.py).
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 
 def summary_row(request: pytest.FixtureRequest, section: str, key: str, text: str) -> None:
