@@ -115,7 +115,16 @@ def _verdict(trial: Trial) -> str | None:
     # killed by the signal, or for SIGINT Python's KeyboardInterrupt (re-raised as the
     # signal; exit 1 when it lands while the interpreter still initialises, in site).
     interpreters = signum == signal.SIGINT and trial.stderr.rstrip().endswith("KeyboardInterrupt")
-    if trial.stdout or not (code == -signum or (interpreters and code == 1)):
+    # Or, for SIGINT landing while site runs a .pth file's import, site's own answer: it
+    # prints the error (the KeyboardInterrupt may come wrapped, e.g. in __set_name__'s
+    # RuntimeError, which site catches), "Remainder of file ignored", and the interpreter goes
+    # on, the signal spent: the command then runs as if never signalled (seen at load 8).
+    in_site = (
+        signum == signal.SIGINT
+        and trial.stderr.startswith("Error processing line ")
+        and "Remainder of file ignored" in trial.stderr
+    )
+    if not in_site and (trial.stdout or not (code == -signum or (interpreters and code == 1))):
         return f"exit {code}, stdout {trial.stdout[:200]!r}, stderr {trial.stderr[-600:]!r}"
     for path, line in _FRAME.findall(trial.stderr):
         ours = Path(path).resolve().is_relative_to(INIT.parent)  # not site's editable finder
