@@ -76,28 +76,44 @@ def on_terminal(
     """``kubectl-adapter ARGS`` (or ``argv``) with stdout and stderr on terminals
     (``TERM=xterm``)."""
     argv = argv or adapter_argv(cluster, *args)
-    terminals = [pty.openpty(), pty.openpty()]
-    for _, slave in terminals:
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
-    proc = subprocess.Popen(
-        argv,
-        stdin=subprocess.DEVNULL,
-        stdout=terminals[0][1],
-        stderr=terminals[1][1],
-        cwd=ROOT,
-        env={**os.environ, "TERM": "xterm", **(env or {})},
-    )
-    chunks: list[list[bytes]] = [[], []]
-    readers = []
-    for (master, slave), into in zip(terminals, chunks, strict=True):
-        os.close(slave)
-        reader = threading.Thread(target=_drain, args=(master, into), daemon=True)
-        reader.start()
-        readers.append(reader)
-    code = proc.wait(timeout=120)
-    for reader in readers:
-        reader.join(timeout=30)
-    for master, _ in terminals:
-        os.close(master)
-    out, err = (b"".join(c).decode("utf-8", "replace").replace("\r\n", "\n") for c in chunks)
-    return Seen(code, out, err)
+    running = OnTerminals(argv, columns, env)
+    return running.finish(running.proc.wait(timeout=120))
+
+
+class OnTerminals:
+    """``argv`` started with stdout and stderr on pseudo-terminals ``columns`` wide
+    (``TERM=xterm``), in a session of its own; what each shows is read as it comes."""
+
+    def __init__(
+        self, argv: list[str], columns: int = 250, env: dict[str, str] | None = None
+    ) -> None:
+        self.terminals = [pty.openpty(), pty.openpty()]
+        for _, slave in self.terminals:
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=self.terminals[0][1],
+            stderr=self.terminals[1][1],
+            cwd=ROOT,
+            env={**os.environ, "TERM": "xterm", **(env or {})},
+            start_new_session=True,
+        )
+        self.chunks: list[list[bytes]] = [[], []]
+        self.readers = []
+        for (master, slave), into in zip(self.terminals, self.chunks, strict=True):
+            os.close(slave)
+            reader = threading.Thread(target=_drain, args=(master, into), daemon=True)
+            reader.start()
+            self.readers.append(reader)
+
+    def finish(self, code: int) -> Seen:
+        """What the terminals showed, once the process ended with ``code``."""
+        for reader in self.readers:
+            reader.join(timeout=30)
+        for master, _ in self.terminals:
+            os.close(master)
+        out, err = (
+            b"".join(c).decode("utf-8", "replace").replace("\r\n", "\n") for c in self.chunks
+        )
+        return Seen(code, out, err)

@@ -6,15 +6,10 @@ says how to read it, tables fit the width, check groups permissions as kubectl a
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
 import re
 import signal
-import struct
 import subprocess
-import termios
-import threading
 import time
 from typing import Any
 
@@ -22,7 +17,7 @@ import pytest
 import yaml
 
 from tests.e2e.conftest import ROOT, Cluster, Result, spec
-from tests.e2e.terminal import Seen, _drain, adapter_argv, on_terminal
+from tests.e2e.terminal import OnTerminals, Seen, adapter_argv, on_terminal
 
 
 def ok(result: Result) -> Any:
@@ -121,32 +116,13 @@ def interrupted_create(cluster: Cluster, path: str, *, terminal: bool) -> Seen:
         os.killpg(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=60)
         return Seen(proc.returncode, out, err)
-    terminals = [pty.openpty(), pty.openpty()]
-    for _, slave in terminals:
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 80, 0, 0))
-    proc = subprocess.Popen(
-        argv, stdin=subprocess.DEVNULL, stdout=terminals[0][1], stderr=terminals[1][1],
-        cwd=ROOT, env={**os.environ, "TERM": "xterm"}, start_new_session=True,
-    )  # fmt: skip
-    chunks: list[list[bytes]] = [[], []]
-    readers = []
-    for (master, slave), into in zip(terminals, chunks, strict=True):
-        os.close(slave)
-        reader = threading.Thread(target=_drain, args=(master, into), daemon=True)
-        reader.start()
-        readers.append(reader)
+    running = OnTerminals(argv, columns=80)
     deadline = time.monotonic() + 60
-    while b"waiting for rollout" not in b"".join(chunks[1]):
-        assert time.monotonic() < deadline and proc.poll() is None, chunks
+    while b"waiting for rollout" not in b"".join(running.chunks[1]):
+        assert time.monotonic() < deadline and running.proc.poll() is None, running.chunks
         time.sleep(0.05)  # polling a terminal's screen: no event to await
-    os.killpg(proc.pid, signal.SIGINT)
-    code = proc.wait(timeout=60)
-    for reader in readers:
-        reader.join(timeout=30)
-    for master, _ in terminals:
-        os.close(master)
-    out, err = (b"".join(c).decode("utf-8", "replace").replace("\r\n", "\n") for c in chunks)
-    return Seen(code, out, err)
+    os.killpg(running.proc.pid, signal.SIGINT)
+    return running.finish(running.proc.wait(timeout=60))
 
 
 def test_a_ctrl_c_create_says_the_command_to_read_it(cluster: Cluster) -> None:
