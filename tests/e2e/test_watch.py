@@ -85,18 +85,7 @@ class Watch:
 
     def kubectls(self) -> list[int]:
         """The kubectl processes of this run (its own --cache-dir names them)."""
-        found = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                    words = cmdline.read().split(b"\0")
-            except OSError:
-                continue
-            if self.cache.encode() in words and b"--watch" in words:
-                found.append(int(entry))
-        return found
+        return watch_kubectls(self.cache)
 
     def await_kubectls(self, count: int, what: str) -> None:
         """Its watching kubectls come to ``count`` (each change is awaited, not slept on)."""
@@ -238,3 +227,19 @@ def test_list_selects_sorts_and_lists_across_namespaces(cluster: Cluster) -> Non
     assert by_status.code == 0, by_status
     bad = cluster.adapter("list", "-l", "team in (ops")
     assert bad.code == 2 and bad.doc["error"]["type"] == "InvalidInput", bad
+
+
+def watch_kubectls(cache: str) -> list[int]:
+    """The kubectl watches of one run (its own --cache-dir names them)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                words = cmdline.read().split(b"\0")
+        except OSError:
+            continue
+        if cache.encode() in words and b"--watch" in words and b"kubectl_adapter" not in words:
+            found.append(int(entry))
+    return found

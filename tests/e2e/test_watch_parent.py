@@ -14,24 +14,9 @@ import textwrap
 
 from tests.e2e.conftest import Cluster
 from tests.e2e.terminal import adapter_argv
+from tests.e2e.test_watch import watch_kubectls
 
 BOUND = 60.0  # seconds: generous, the machine is shared
-
-
-def _watch_kubectls(cache: str) -> list[int]:
-    """The kubectl watches of one run (its own --cache-dir names them)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                words = cmdline.read().split(b"\0")
-        except OSError:
-            continue
-        if cache.encode() in words and b"--watch" in words and b"kubectl_adapter" not in words:
-            found.append(int(entry))
-    return found
 
 
 def _ended(pids: list[int], timeout: float) -> list[int]:
@@ -74,13 +59,13 @@ def test_a_feed_ends_with_its_reader_killed_by_sigkill(cluster: Cluster) -> None
     assert parent.stdout is not None
     adapter = int(parent.stdout.readline())
     assert parent.stdout.readline().strip() == "synced"
-    kubectls = _watch_kubectls(cache)
+    kubectls = watch_kubectls(cache)
     assert kubectls, "the feed runs its watches"
     parent.send_signal(signal.SIGKILL)
     parent.wait(timeout=BOUND)
     parent.stdout.close()
     assert _ended([adapter, *kubectls], BOUND) == []
-    assert _watch_kubectls(cache) == []
+    assert watch_kubectls(cache) == []
 
 
 def test_exit_with_parent_applies_only_to_a_watch(cluster: Cluster) -> None:
