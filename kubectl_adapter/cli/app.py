@@ -237,8 +237,11 @@ def _progress(args: argparse.Namespace) -> Iterator[_Sink]:
         yield sys.stderr
         return
     display = TerminalProgress(sys.stderr, prog=PROG)
-    with watching(display):
-        yield display
+    try:
+        with watching(display):
+            yield display
+    finally:  # whatever ended the command, the error or result is never written onto the line
+        display.end()
 
 
 def _log_to(stream: _Sink, argv: Sequence[str]) -> None:

@@ -89,9 +89,11 @@ class TerminalProgress:
             self._draw()
 
     def end(self) -> None:
+        """Stop the ticker and erase the line; safe after a ``begin`` cut short (a signal
+        while the ticker thread starts) and when called again."""
         ticker = self._ticker
         self._stop.set()
-        if ticker is not None and ticker is not threading.current_thread():
+        if ticker is not None and ticker is not threading.current_thread() and ticker.is_alive():
             ticker.join()
         with self._lock:
             self._ticker = None

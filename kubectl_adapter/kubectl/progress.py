@@ -57,8 +57,8 @@ def awaiting(what: str, timeout: float) -> Iterator[None]:
     if watcher is None:
         yield
         return
-    watcher.begin(what, timeout)
-    try:
+    try:  # begin inside: a signal landing while it starts the ticker still erases the line
+        watcher.begin(what, timeout)
         yield
     finally:
         watcher.end()

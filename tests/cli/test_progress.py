@@ -451,3 +451,31 @@ def test_a_pipe_gets_nothing_extra(fake: Any) -> None:
         assert proc.stderr == ""
     assert "\r" not in create.stderr and "\x1b" not in create.stderr
     assert "waiting for" not in create.stderr
+
+
+def test_a_signal_while_the_ticker_starts_still_erases_the_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """SIGINT sent as the line appears can land in ``Thread.start`` inside ``begin``: the
+    line is erased all the same, so the error is not written onto it (seen under load)."""
+
+    class Signalled(BaseException):
+        pass
+
+    def interrupted_start(self: threading.Thread) -> None:
+        raise Signalled
+
+    terminal, clock = Terminal(), Clock()
+    shown = display(terminal, clock)
+    monkeypatch.setattr(threading.Thread, "start", interrupted_start)
+    with (
+        progress.watching(shown),
+        pytest.raises(Signalled),
+        progress.awaiting("rollout of manager/web-1", 300),
+    ):
+        pass  # never reached: begin is cut short
+    assert terminal.getvalue() == (
+        ERASE + "kubectl-adapter: waiting for rollout of manager/web-1 (0s of 5m00s)" + ERASE
+    )
+    shown.end()  # again, as the CLI's display does on its way out: nothing more is written
+    assert terminal.getvalue().endswith("(0s of 5m00s)" + ERASE)
