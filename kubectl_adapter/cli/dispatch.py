@@ -28,6 +28,7 @@ __all__ = [
     "config_of",
     "dump",
     "first_read",
+    "first_watches",
     "provider_of",
     "run_command",
 ]
@@ -176,6 +177,24 @@ def first_read(
     return None
 
 
+def first_watches(args: argparse.Namespace) -> tuple[list[list[str]], str] | None:
+    """start's and stop's first kubectl: their wait's watches, which run before the patch
+    (``operations.lifecycle``), when the arguments alone name them (as ``first_read``)."""
+    if args.dry_run or args.command not in ("start", "stop"):
+        return None
+    found = getattr(args, "named", None) or _named_or_none(args)
+    if not found:
+        return None
+    namespace = found[0].namespace or args.namespace
+    if namespace is None:
+        return None  # the context's namespace is looked up first
+    from ..kubectl import commands
+
+    name = found[0].name
+    selector = commands.watch_selector(name, getattr(args, "container_id", None))
+    return commands.wait_watches(name, selector), namespace
+
+
 def _named_or_none(args: argparse.Namespace) -> Any:
     from .targets import names_of
 
@@ -257,6 +276,9 @@ def run_command(args: argparse.Namespace) -> Any:
         opening = first_read(args, spec_given)
         if opening is not None:
             runner.open_read(opening[0], namespace=opening[1])
+        watches = first_watches(args)
+        if watches is not None:
+            runner.open_watches(watches[0], namespace=watches[1])
         if command in NAMED_COMMANDS:
             result = _on_named(args, runner, spec_given)
         else:

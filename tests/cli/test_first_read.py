@@ -232,3 +232,32 @@ def test_a_read_another_call_precedes_waits_for_its_own_run(
     assert found["metadata"]["name"] == "a"
     assert fp.call_count(get) == 1 and fp.call_count(other) == 1
     runner.close()
+
+
+def test_first_watches_are_what_start_and_stop_watch_first() -> None:
+    """start's and stop's first kubectl: the watches their wait starts before the patch
+    (``lifecycle._scale_steps``), opened by the CLI before the operation is imported."""
+    from kubectl_adapter.contract.naming import ProviderId
+    from kubectl_adapter.operations.lifecycle import _scale_steps
+    from kubectl_adapter.operations.workload import Workloads
+
+    parser = cli.build_parser()
+    for verb, replicas in (("start", 1), ("stop", 0)):
+        for extra, cid in (([], None), (["--container-id", "42"], "42")):
+            args = parser.parse_args([verb, "ns/web-1", *extra])
+            config = ClusterConfig(kubectl="kubectl", namespace="ns")
+            workloads = Workloads(config, KubectlRunner(config))
+            steps = _scale_steps(workloads, ProviderId("ns", "web-1"), replicas, cid)
+            watched = [steps.watch.args, *steps.watch.beside]
+            assert dispatch.first_watches(args) == (watched, "ns"), (verb, extra)
+    for argv in (("--dry-run", "stop", "ns/web-1"), ("stop", "web-1"), ("status", "ns/web-1")):
+        assert dispatch.first_watches(parser.parse_args(list(argv))) is None, argv
+
+
+def test_watches_nobody_takes_are_killed_with_their_groups(tmp_path: Path) -> None:
+    runner = KubectlRunner(ClusterConfig(kubectl=str(_sleeper(tmp_path)), namespace="ns"))
+    runner.open_watches([commands.watch_pods("a=b")], namespace="ns")
+    kubectl, child = _pids(tmp_path)
+    assert _alive(kubectl) and _alive(child)
+    runner.close()
+    assert _gone([kubectl, child])
