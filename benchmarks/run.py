@@ -52,10 +52,16 @@ def main() -> int:
         help="only the lifecycle beside the hand-typed commands (prints it, writes nothing)",
     )
     parser.add_argument("--rounds", type=int, help="rounds of the lifecycle comparison")
+    parser.add_argument(
+        "--with-site",
+        action="store_true",
+        help="start the adapter as .venv/bin/python -m kubectl_adapter does (site and the "
+        "editable install's import hook), not as the shipped launcher does (-S -P)",
+    )
     args = parser.parse_args()
     if args.lifecycle:
         with tempfile.TemporaryDirectory(prefix="adapter-bench-") as tmp:
-            for line in report(compare(Path(tmp), ROOT, args.rounds or 3)):
+            for line in report(compare(Path(tmp), ROOT, args.rounds or 3, site=args.with_site)):
                 print(line, flush=True)
         return 0
     sizes = [100, 1000, 5000] if args.quick else [100, 1000, 5000, 20000]
@@ -85,7 +91,7 @@ def main() -> int:
             "watch (when installed; an optional peer, not a dependency). Processes counted "
             "by a kubectl wrapper, requests by the fake.\n"
         )
-        for line in report(compare(work, ROOT, rounds)):
+        for line in report(compare(work, ROOT, rounds, site=args.with_site)):
             out(line)
         out("\n## kubectl calls per operation (fake API server, counting kubectl wrapper)\n")
         out("| operation | kubectl calls | target — calls made |\n|---|---|---|")

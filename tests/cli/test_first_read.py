@@ -249,9 +249,33 @@ def test_first_watches_are_what_start_and_stop_watch_first() -> None:
             workloads = Workloads(config, KubectlRunner(config))
             steps = _scale_steps(workloads, ProviderId("ns", "web-1"), replicas, cid)
             watched = [steps.watch.args, *steps.watch.beside]
-            assert dispatch.first_watches(args) == (watched, "ns"), (verb, extra)
+            assert dispatch.first_watches(args, None) == (watched, "ns"), (verb, extra)
     for argv in (("--dry-run", "stop", "ns/web-1"), ("stop", "web-1"), ("status", "ns/web-1")):
-        assert dispatch.first_watches(parser.parse_args(list(argv))) is None, argv
+        assert dispatch.first_watches(parser.parse_args(list(argv)), None) is None, argv
+
+
+def test_create_opens_its_watches_beside_its_read(tmp_path: Path) -> None:
+    """create's watches run before its apply whatever its read finds (unless that read ends
+    the command): opened beside the read, they are the ones ``create._steps`` runs."""
+    from kubectl_adapter.contract.naming import ProviderId, identity_labels, selector_string
+    from kubectl_adapter.contract.spec import load_spec
+    from kubectl_adapter.operations.create import _steps
+    from kubectl_adapter.operations.workload import Workloads
+
+    example = Path(__file__).parents[2] / "examples" / "nginx.json"
+    spec = load_spec(str(example))
+    parser = cli.build_parser()
+    config = ClusterConfig(kubectl="kubectl", namespace="ns")
+    workloads = Workloads(config, KubectlRunner(config))
+    selector = selector_string(identity_labels(spec.container_id))
+    steps = _steps(workloads, ProviderId("ns", spec.hostname), selector)
+    args = parser.parse_args(["-n", "ns", "create", "--spec", str(example)])
+    assert dispatch.first_watches(args, spec) == ([steps.watch.args, *steps.watch.beside], "ns")
+    for argv in (
+        ["create", "--spec", str(example)],
+        ["--dry-run", "-n", "ns", "create", "--spec", "-"],
+    ):
+        assert dispatch.first_watches(parser.parse_args(argv), spec) is None, argv
 
 
 def test_watches_nobody_takes_are_killed_with_their_groups(tmp_path: Path) -> None:
