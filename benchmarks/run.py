@@ -85,7 +85,15 @@ def main() -> int:
         out("## The adapter beside the commands an operator types\n")
         out(
             f"One fake API server (TCP_NODELAY), medians of {rounds} rounds; each round runs "
-            "the whole lifecycle three ways, interleaved: the adapter CLI, the fewest kubectl "
+            "the whole lifecycle three ways, interleaved: the adapter CLI (started "
+            + (
+                "as `.venv/bin/python -m kubectl_adapter`: site and the editable install's "
+                "import hook; "
+                if args.with_site
+                else "as the shipped launcher starts it: `python -S -P -m kubectl_adapter`, "
+                "the package installed as a tree on PYTHONPATH; "
+            )
+            + "Pods ready 0.3 s, gone 0.2 s), the fewest kubectl "
             "commands an operator types for the same job and wait (`benchmarks/compare.py` "
             "lists them), and the official Python `kubernetes` client in one process with a "
             "watch (when installed; an optional peer, not a dependency). Processes counted "
