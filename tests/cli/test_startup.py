@@ -339,3 +339,26 @@ def test_describe_loads_no_more_than_status_beyond_its_own_modules(tmp_path: Pat
         argv = ["--kubectl", str(kubectl), "-n", "default", command, "default/web-1"]
         loaded[command] = set(run_fresh(WHOLE_RUN, json.dumps([*argv, "-o", "table"]))["modules"])
     assert loaded["describe"] - loaded["status"] <= DESCRIBE_OWN
+
+
+# A successful read needs none of what names a failed command (shlex, the redaction), a
+# drift's fingerprint (hashlib: OpenSSL's libcrypto) or a -v log's requests.
+SUCCESS_LATE = ["shlex", "hashlib", "_hashlib", "kubectl_adapter.contract.redact"]
+
+
+def test_a_successful_status_imports_nothing_a_failure_needs(tmp_path: Path) -> None:
+    from tests.k8s_objects import deployment, kubectl_list, pod, replicaset
+
+    dep = deployment("web-1")
+    rs = replicaset(dep, "h000000001")
+    answer = tmp_path / "answer.json"
+    answer.write_text(kubectl_list([dep, rs, pod(rs)]))
+    kubectl = tmp_path / "kubectl"
+    kubectl.write_text(f"#!/bin/sh\ncat {answer}\n")
+    kubectl.chmod(0o755)
+    argv = ["--kubectl", str(kubectl), "-n", "testns", "status", "testns/web-1"]
+    loaded = set(run_fresh(WHOLE_RUN, json.dumps(argv))["modules"])
+    assert "kubectl_adapter.rules.snapshots" in loaded  # the status was built
+    assert sorted(loaded & set(SUCCESS_LATE)) == []
+    failed = ["--kubectl", "/bin/false", "-n", "testns", "status", "testns/web-1"]
+    assert "kubectl_adapter.contract.redact" in run_fresh(WHOLE_RUN, json.dumps(failed))["modules"]
