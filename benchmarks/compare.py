@@ -3,7 +3,12 @@
 One fake cluster (TCP_NODELAY), one workload lifecycle per way and round, the three ways
 interleaved round by round so a burst of load on this shared machine hits each alike:
 
-* adapter: ``kubectl-adapter OP`` as Manager runs it (a fresh interpreter per command);
+* adapter: ``kubectl-adapter OP`` as Manager runs it (a fresh interpreter per command), the
+  way the shipped launcher starts it (``packaging/manager/bin/kubectl-adapter``: ``python3 -S
+  -P -m kubectl_adapter``, the package and its dependencies on ``PYTHONPATH``): no ``site``,
+  so none of the development venv's ``.pth`` files run, whose editable-install import hook
+  alone imports ``pathlib`` and some 25 modules before the adapter's first line. ``site=True``
+  (``--with-site``) measures it as ``.venv/bin/python -m kubectl_adapter`` starts instead;
 * by hand: the fewest kubectl commands an operator types for the same job and the same wait
   (``apply`` + ``rollout status``, ``scale`` + ``wait --for=delete``, ``delete --wait``…);
 * python client: the official ``kubernetes`` package in one process, with a watch, when it
@@ -56,7 +61,7 @@ def _spec(name: str, env: str = "value") -> dict[str, Any]:
 
 
 class Ways:
-    def __init__(self, fc: FakeCluster, work: Path, root: Path) -> None:
+    def __init__(self, fc: FakeCluster, work: Path, root: Path, site: bool = False) -> None:
         self.fc = fc
         self.root = root
         self.log = work / "kubectl-calls.log"
@@ -68,8 +73,9 @@ class Ways:
         )
         self.kubectl.chmod(0o755)
         conn = ["--kubeconfig", str(fc.kubeconfig), "--context", fc.context]
+        python = [sys.executable] if site else [sys.executable, "-S", "-P"]
         self.adapter = [
-            sys.executable,
+            *python,
             "-m",
             "kubectl_adapter",
             *conn,
@@ -85,7 +91,11 @@ class Ways:
         self.hand = [str(self.kubectl), *conn, "-n", NS, "--cache-dir", str(work / "cache-hand")]
         # Bytecode caches kept, as an installed package has them (see run.py's ENV).
         environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        self.env = {**environ, "PYTHONPATH": str(root)}
+        # Without site, the package is a tree as the launcher's (installed, not the editable
+        # hook: templates/ is the package's kubectl_adapter.templates only once installed),
+        # and its dependencies (jinja2, msgspec...) the venv's, on PYTHONPATH after it.
+        paths = [str(root)] if site else [_installed_tree(root, work), *_dependency_paths()]
+        self.env = {**environ, "PYTHONPATH": os.pathsep.join(paths)}
         self.client: Any = _python_client(fc)
 
     # -- measuring ------------------------------------------------------------------------
@@ -200,6 +210,25 @@ class Ways:
         return {op: self._measure(run) for op, run in steps.items()}
 
 
+def _installed_tree(root: Path, work: Path) -> str:
+    """The package as an install lays it out (``pyproject.toml``'s package-dir: templates/ is
+    ``kubectl_adapter.templates``), copied into a tree of its own, as ``make -C
+    packaging/manager build`` assembles it; its bytecode is compiled at the first command."""
+    tree = work / "tree"
+    skip = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(root / "kubectl_adapter", tree / "kubectl_adapter", ignore=skip)
+    shutil.copytree(root / "templates", tree / "kubectl_adapter" / "templates", ignore=skip)
+    return str(tree)
+
+
+def _dependency_paths() -> list[str]:
+    """Where this interpreter's packages are (the venv's site-packages), for ``-S``."""
+    import sysconfig
+
+    found = sysconfig.get_paths()
+    return list(dict.fromkeys([found["purelib"], found["platlib"]]))
+
+
 def _manifest_dict(text: str) -> dict[str, Any]:
     import yaml
 
@@ -289,7 +318,7 @@ def _python_client(fc: FakeCluster) -> Any:
     return PythonClient()
 
 
-def compare(work: Path, root: Path, rounds: int) -> dict[str, Any]:
+def compare(work: Path, root: Path, rounds: int, *, site: bool = False) -> dict[str, Any]:
     """Medians per operation and way, and of the whole lifecycle, over ``rounds`` rounds."""
     samples: dict[str, list[Sample]] = {"adapter": [], "hand": [], "client": []}
     work = work / "compare"
@@ -300,7 +329,7 @@ def compare(work: Path, root: Path, rounds: int) -> dict[str, Any]:
         pod_ready_delay=POD_READY_SECONDS,
         termination_delay=POD_GONE_SECONDS,
     ) as fc:
-        ways = Ways(fc, work, root)
+        ways = Ways(fc, work, root, site)
         # Warm both caches (discovery, the dispatcher's /version) as a working node has them.
         ways._sh([*ways.adapter, "list"])
         ways._sh([*ways.hand, "get", "deployments"])

@@ -140,8 +140,8 @@ NOTES = """
   own import time until the first kubectl (`python -X importtime`, the modules after the
   probe's, medians of 9 interleaved, load 5.5, 2 cores): status 49.5 -> 35.1 ms, stop 61.9
   -> 48.5 ms. create and reconfigure read and check the spec first (decimal and the spec's
-  modules); start and stop start their watches after the operation's modules: the two
-  still above the bound of 120.
+  modules); start and stop started their watches after the operation's modules (since:
+  below).
 - Since issue 38 the SelfSubjectAccessReview process is gone: the wait's two watches start
   before the write, and the API server answering them proves the wait's permissions.
   `./dev bench --lifecycle --rounds 3` on the commit before and after, back to back (Pods
@@ -156,6 +156,36 @@ NOTES = """
   read). Modules loaded when the first kubectl starts: start and stop 146 (was 172: the
   rules that judge the wait are imported once its watches run), the others unchanged (list,
   status, describe, delete 135; create, reconfigure 144).
+- Issue 38, the lifecycle against the hand-typed sequence (this table, `./dev bench
+  --lifecycle --rounds 3`). The bench now starts the adapter as the shipped launcher does
+  (`packaging/manager/bin/kubectl-adapter`: `python -S -P`, the package installed as a tree
+  on PYTHONPATH); before, it ran `.venv/bin/python -m kubectl_adapter`, whose `site` runs
+  the dev venv's `.pth` files: the editable install's import hook alone imports `pathlib`
+  and some 25 modules per command (`--with-site` measures that way still). start and stop
+  open their wait's watches from the CLI before the operation's modules are imported
+  (`runner.open_watches`), create opens them beside its read; a successful read no longer
+  imports shlex, redaction, hashlib or urllib.parse. Modules when the first kubectl starts:
+  list 118 -> 116, status, describe and delete 120 -> 118, start and stop 132 -> 118, create
+  126 -> 124, reconfigure 128 -> 126 (the last two still above 120: they read and check the
+  spec first, `decimal` and the spec's five modules). Processes / requests per command are
+  unchanged: create 4/12, status 1/4, list 1/4, stop 4/11 (its fourth, the ReplicaSets'
+  read, is still its own process: no call that runs already returns a ReplicaSet, and
+  kubectl watches one kind per process), start 3/9, reconfigure 4/12, delete 2/8; the
+  lifecycle 19/60 (by hand 11/44): every kubectl, the adapter's or an operator's, sends the
+  same requests for the same verb (`GET /version`, then its own; an apply adds the two
+  OpenAPI reads); `-v=6`/`-v=7` add none. One interleaved run of 7 rounds (load 6.5-7.0, 2
+  cores), lifecycle medians: main's adapter as before (site) 4.24 s, 2.07x the hand-typed
+  2.09 s (median of the rounds' ratios); this one with site 3.88 s, 2.01x; as the launcher
+  starts it 3.98 s, 1.90x. On these shared cores the time follows CPU: measured with
+  `getrusage` over 3 rounds, the adapter's lifecycle costs 1.76 CPU seconds to the
+  hand-typed 0.65: about 0.055 s a kubectl process (19 against 11: 0.45 s of the
+  difference) and, per adapter command, 0.06-0.08 s of Python (status with a stub kubectl:
+  62 -> 55 ms; the interpreter 2 ms, imports about 35 ms, argparse's parser about 5 ms) and
+  for create and reconfigure about 45 ms more for jinja2 (`import jinja2` 43-49 ms CPU,
+  `inspect`, `ast`, `hashlib` with it, and 7 ms to compile the template). Starting kubectl
+  beside the imports (the first read, the watches) hides their time only on a core left
+  idle. So the ratio stays near 2 at this load (1.56 was main's figure at a lower one).
 - Reproduce: `./dev bench` (full), `./dev bench --lifecycle [--rounds N]` (the lifecycle
-  beside the hand-typed commands only) or `.venv/bin/python benchmarks/run.py --quick`.
+  beside the hand-typed commands only; `--with-site` starts the adapter through the dev
+  venv's site) or `.venv/bin/python benchmarks/run.py --quick`.
 """

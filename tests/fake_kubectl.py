@@ -56,11 +56,16 @@ class FakeProcesses:
     def stop(self, started: Any) -> None:
         process.stop(started)
 
-    def watch(self, calls: Sequence[Call], watching: Watching) -> WatchRun:
+    def watch(
+        self, calls: Sequence[Call], watching: Watching, *, started: Sequence[Any] = ()
+    ) -> WatchRun:
         """What each fake printed is there at once: judged stdout then stderr, one after the
         other; then one that failed has exited, and the others watch on, silent, until the
         bound (``False``)."""
-        procs = [spawn(list(call.argv), False, False) for call in calls]
+        procs = [
+            *started,
+            *(spawn(list(call.argv), False, False) for call in calls[len(started) :]),
+        ]
         err: list[str] = ["" for _ in procs]
         try:
             for index, proc in enumerate(procs):

@@ -28,6 +28,7 @@ __all__ = [
     "config_of",
     "dump",
     "first_read",
+    "first_watches",
     "provider_of",
     "run_command",
 ]
@@ -176,6 +177,39 @@ def first_read(
     return None
 
 
+def first_watches(
+    args: argparse.Namespace, spec: ContainerSpec | None
+) -> tuple[list[list[str]], str] | None:
+    """The wait's watches a command starts before its write, when the arguments alone name
+    them (as ``first_read``): start's and stop's first kubectl, and create's beside its read
+    (they run before the apply whatever that read finds, unless it ends the command: then they
+    are killed, having only read). The operations run these same watches
+    (``lifecycle._scale_steps``, ``create._steps``)."""
+    from ..kubectl import commands
+
+    if args.dry_run or _watching(args):
+        return None
+    if args.command == "create":
+        assert spec is not None
+        if not args.namespace:
+            return None  # the context's namespace is looked up first
+        from ..contract.naming import identity_labels, selector_string
+
+        selector = selector_string(identity_labels(spec.container_id))
+        return commands.wait_watches(spec.hostname, selector), args.namespace
+    if args.command not in ("start", "stop"):
+        return None
+    found = getattr(args, "named", None) or _named_or_none(args)
+    if not found:
+        return None
+    namespace = found[0].namespace or args.namespace
+    if namespace is None:
+        return None  # the context's namespace is looked up first
+    name = found[0].name
+    selector = commands.watch_selector(name, getattr(args, "container_id", None))
+    return commands.wait_watches(name, selector), namespace
+
+
 def _named_or_none(args: argparse.Namespace) -> Any:
     from .targets import names_of
 
@@ -257,6 +291,9 @@ def run_command(args: argparse.Namespace) -> Any:
         opening = first_read(args, spec_given)
         if opening is not None:
             runner.open_read(opening[0], namespace=opening[1])
+        watches = first_watches(args, spec_given)
+        if watches is not None:
+            runner.open_watches(watches[0], namespace=watches[1])
         if command in NAMED_COMMANDS:
             result = _on_named(args, runner, spec_given)
         else:

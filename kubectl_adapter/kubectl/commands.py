@@ -16,6 +16,7 @@ from ..contract.naming import (
     MANAGED_LABEL,
     NAME_LABEL,
     NODE_ID_LABEL,
+    identity_labels,
     name_selector,
     owner_labels,
     selector_string,
@@ -251,6 +252,15 @@ def wait_watches(name: str, selector: str) -> list[list[str]]:
     """A wait's two watches, run at once (the real run and ``--dry-run`` alike): the
     Deployment NAME, by its name and Manager's managed label, and its Pods by ``selector``."""
     return [watch_deployment(name, owner_labels(None, None)), watch_pods(selector)]
+
+
+def watch_selector(name: str, container_id: str | None) -> str:
+    """The Pods a write's wait watches before the write shows its Deployment (start's and
+    stop's): by the container's identity labels (the Deployment's selector) when Manager
+    names it, else by the name label."""
+    if container_id is None:
+        return name_selector(name)
+    return selector_string(identity_labels(container_id))
 
 
 def watch_listed(stderr_line: str) -> bool:

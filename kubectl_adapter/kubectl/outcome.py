@@ -33,12 +33,12 @@ def parse_json(
     ``json.loads``, checked by ``shapes``; empty output is None only under
     ``--ignore-not-found``, anything else unreadable an InternalError naming the command
     (``argv``, the one run)."""
-    shown = display(argv)
     if not output or output.isspace():  # isspace stops at the first byte
         if _ignores_not_found(args):
             return None  # kubectl's only silent success: the named object is absent
         # Never "absent": a kubectl (or a wrapper) that exits 0 and prints nothing where
         # JSON is due would otherwise turn a running Deployment into "missing".
+        shown = display(argv)
         raise InternalError(
             f"{shown} exited 0 but printed nothing where JSON was expected",
             {"command": shown, "problem": "output is empty"},
@@ -52,10 +52,11 @@ def parse_json(
         data = json.loads(output)
     except (json.JSONDecodeError, RecursionError) as exc:
         raise InternalError(
-            f"kubectl printed output that is not JSON: {exc}", {"command": shown}
+            f"kubectl printed output that is not JSON: {exc}", {"command": display(argv)}
         ) from None
     problem = output_problem(args, data)
     if problem is not None:
+        shown = display(argv)  # only for the message: shlex and redaction, not on success
         raise InternalError(
             f"{shown} printed JSON the adapter cannot read: the output{problem}",
             {"command": shown, "problem": f"output{problem}"},

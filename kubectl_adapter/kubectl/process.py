@@ -19,15 +19,16 @@ import subprocess
 import threading
 from collections.abc import Callable
 from time import monotonic
-from typing import IO, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from ..contract.errors import ConfigurationError
 from .call import Call
 from .config import kubectl_environment
 from .interrupts import deferred
 from .lifetime import dies_with_us
-from .pace import Pace
-from .requests_log import watch_refused
+
+if TYPE_CHECKING:  # imported where a paced call needs it: most reads are not paced
+    from .pace import Pace
 
 # How long we still read a killed kubectl's pipes: a child it started (an exec credential
 # plugin) can hold them open, and must not turn our bounded call into an unbounded one.
@@ -112,7 +113,11 @@ def run(
         if echo is not None:
             return _streaming(proc, call.stdin, timeout, echo)
         paced = call.pacing
-        pace = None if paced is None else Pace(paced.idle, write=paced.write, started=began)
+        pace = None
+        if paced is not None:  # imported here: an unpaced call (most reads) never needs it
+            from .pace import Pace
+
+            pace = Pace(paced.idle, write=paced.write, started=began)
         data = call.stdin.encode("utf-8") if call.stdin is not None else None
         returncode, stdout, stderr, unanswered = _collect(proc, data, timeout, pace)
         out = stdout if call.raw and returncode is not None else text(stdout)
@@ -313,6 +318,8 @@ def _streaming(
     def pump(source: IO[str] | None, sink: list[str], is_stdout: bool) -> None:
         if source is None:
             return
+        from .requests_log import watch_refused
+
         try:
             for line in iter(source.readline, ""):
                 sink.append(line)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from typing import NamedTuple
-from urllib.parse import urlsplit
 
 # klog's header (``E1130 01:41:10.384773 14350 memcache.go:265] ``).
 KLOG_LINE = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\] ")
@@ -91,7 +90,7 @@ class Reader:
             return
         sent = _SENT.search(line)
         if sent is not None:
-            method, path = sent[1], urlsplit(sent[2]).path
+            method, path = sent[1], _path(sent[2])
             self._awaiting = changes_workload(method, path)
             if self._awaiting:
                 record = record._replace(write=f"{method} {path}", write_answer=None)
@@ -99,7 +98,7 @@ class Reader:
             return
         done = _DONE.search(line)
         if done is not None:  # -v=6: the request and its answer on one line
-            method, path = done[1], urlsplit(done[2]).path
+            method, path = done[1], _path(done[2])
             code = int(done[3]) if done[3] else None
             if changes_workload(method, path):
                 record = record._replace(write=f"{method} {path}", write_answer=code)
@@ -148,3 +147,11 @@ def watch_listed(stderr_line: str) -> bool:
     """kubectl's ``-v=6`` line for a watch request answered: everything its list found has
     been printed before it."""
     return bool(_WATCH_ANSWERED.search(stderr_line))
+
+
+def _path(url: str) -> str:
+    """A logged request's path. urllib.parse (with ipaddress, ~2 ms) is imported by the
+    first request a ``-v`` log shows, not by every call's end: most reads log none."""
+    from urllib.parse import urlsplit
+
+    return urlsplit(url).path

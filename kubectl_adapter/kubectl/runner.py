@@ -29,10 +29,10 @@ from .config import (
     kubectl_binary,
 )
 from .process import Ended
-from .requests_log import read as read_log
 from .seam import Kubectl
 
-# classify, outcome, progress, transcript: imported where used, after the first kubectl starts.
+# classify, outcome, progress, requests_log, transcript: imported where used, after the first
+# kubectl starts.
 if TYPE_CHECKING:
     from subprocess import Popen
 
@@ -83,6 +83,8 @@ class KubectlRunner:
         self.progress = progress if progress is not None else sys.stderr
         self._binary: str | None = None
         self._opened: _Opened | None = None
+        # A wait's watches started ahead (``open_watches``): their argv and processes.
+        self._watches: tuple[list[list[str]], list[Popen[Any]]] | None = None
         self._deadline_at: float | None = None
         if config.deadline is not None:
             started = config.started if config.started is not None else monotonic()
@@ -188,6 +190,8 @@ class KubectlRunner:
             _log("%s", outcome(ended.returncode, monotonic() - began, ended.stderr))
             if verbose > 1 and ended.stderr.strip():
                 _log("%s", kubectl_stderr(ended.stderr))
+        from .requests_log import read as read_log
+
         result = classify(call, ended, read_log(ended.stderr))
         if isinstance(result, AdapterError):
             raise result
@@ -246,6 +250,37 @@ class KubectlRunner:
         with contextlib.suppress(AdapterError):
             self.kubectl.start(argv, keep)
 
+    def open_watches(self, commands: Sequence[Sequence[str]], *, namespace: str) -> None:
+        """Start a wait's watches now (start's and stop's first kubectl), before the imports
+        the rest of the command needs, as ``open_read`` starts a read: ``watch_together``
+        asking for the same watches takes them over; ``close`` kills them if none does. They
+        are reads: the API server answering them is what proves the wait's permissions, before
+        the write, whoever started them. Best effort, like ``open_read``."""
+        if self._watches is not None or self.config.dry_run:
+            return
+        remaining = self.remaining()
+        if remaining is not None and remaining <= 0:
+            return
+        try:
+            argvs = [self.argv(args, namespace=namespace, request_timeout=False)
+                     for args in commands]  # fmt: skip
+        except AdapterError:
+            return
+        procs: list[Popen[Any]] = []
+        self._watches = (argvs, procs)  # ``close`` kills whatever started, whatever stops it
+        try:
+            for argv in argvs:
+                self.kubectl.start(argv, procs.append)
+        except AdapterError:  # all of them or none: the wait starts its watches itself
+            self._drop_watches()
+
+    def _take_watches(self, argvs: list[list[str]]) -> list[Popen[Any]]:
+        opened = self._watches
+        if opened is None or opened[0] != argvs or len(opened[1]) != len(argvs):
+            return []
+        self._watches = None
+        return opened[1]
+
     def _take_opened(self, argv: list[str]) -> _Opened | None:
         opened = self._opened
         if opened is None or opened.argv != argv:
@@ -254,10 +289,17 @@ class KubectlRunner:
         return opened
 
     def close(self) -> None:
-        """Kill a read ``open_read`` started that no run took (the command ended first)."""
+        """Kill a read ``open_read`` (or watches ``open_watches``) started that no run took
+        (the command ended first)."""
         opened, self._opened = self._opened, None
         if opened is not None:
             self.kubectl.stop(opened.proc)
+        self._drop_watches()
+
+    def _drop_watches(self) -> None:
+        watches, self._watches = self._watches, None
+        for proc in watches[1] if watches is not None else ():
+            self.kubectl.stop(proc)
 
     def context_namespace(self) -> str:
         """``-n``, else the context's namespace, else ``default``: the namespace kubectl would use.
@@ -325,7 +367,9 @@ class KubectlRunner:
         from .watches import Unanswered
 
         try:
-            ended, index, returncode, stderrs = self.kubectl.watch(calls, watching)
+            ended, index, returncode, stderrs = self.kubectl.watch(
+                calls, watching, started=self._take_watches(argvs)
+            )
         except Unanswered as silent:
             from .classify import stopped_unanswered
 
@@ -346,6 +390,8 @@ class KubectlRunner:
             raise deadline_reached("during", calls[0])
         if ended is not None or not returncode:
             return WatchEnd(ended, None)
+        from .requests_log import read as read_log
+
         error = classify(calls[index], Ended(returncode, "", stderr), read_log(stderr))
         assert isinstance(error, AdapterError)  # it exited non-zero
         return WatchEnd(None, error)
@@ -375,6 +421,8 @@ class KubectlRunner:
             from .transcript import watched
 
             _log("%s", watched(None, returncode, 0.0, stderr))
+        from .requests_log import read as read_log
+
         result = classify(call, Ended(returncode, "", stderr), read_log(stderr))
         return result if isinstance(result, AdapterError) else None
 

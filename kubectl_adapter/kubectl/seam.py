@@ -42,8 +42,11 @@ class Kubectl(Protocol):
         """End a read ``start`` began that no run took over."""
         ...
 
-    def watch(self, calls: Sequence[Call], watching: Watching) -> WatchRun:
-        """Run a wait's watches at once, their output judged by ``watching``."""
+    def watch(
+        self, calls: Sequence[Call], watching: Watching, *, started: Sequence[Any] = ()
+    ) -> WatchRun:
+        """Run a wait's watches at once, their output judged by ``watching`` (``started``:
+        the processes ``start`` began for them, one per call, in order)."""
         ...
 
 
@@ -66,10 +69,12 @@ class Subprocesses:
     def stop(self, started: Any) -> None:
         process.stop(started)
 
-    def watch(self, calls: Sequence[Call], watching: Watching) -> WatchRun:
+    def watch(
+        self, calls: Sequence[Call], watching: Watching, *, started: Sequence[Any] = ()
+    ) -> WatchRun:
         from .watches import watch_together  # only a wait needs it: not at start-up
 
-        return watch_together(calls, watching)
+        return watch_together(calls, watching, started=started)
 
 
 # What a runner made without one of its own uses: the seam's default, which a test replaces

@@ -76,8 +76,11 @@ class _Lines:
 WatchRun = tuple[bool | None, int, int | None, list[str]]
 
 
-def watch_together(calls: Sequence[Call], watching: Watching) -> WatchRun:
-    """Run a wait's watches at once, for at most their bound: each one's
+def watch_together(
+    calls: Sequence[Call], watching: Watching, *, started: Sequence[subprocess.Popen[Any]] = ()
+) -> WatchRun:
+    """Run a wait's watches at once, for at most their bound (``started``: their processes,
+    begun ahead by ``process.start``, one per call; else they start here): each one's
     stdout lines (one JSON watch event each: ``--output-watch-events``) and stderr lines go
     to ``watching`` as they come, what a kubectl printed on stdout before a stderr line
     judged before that line.
@@ -85,7 +88,7 @@ def watch_together(calls: Sequence[Call], watching: Watching) -> WatchRun:
     ``(True|False, -1, None, stderrs)``: ``watching`` decided / the time passed (all killed);
     ``(None, i, exit status, stderrs)``: kubectl ``i`` exited first (the others killed)."""
     argvs = [list(call.argv) for call in calls]
-    procs: list[subprocess.Popen[Any]] = []
+    procs: list[subprocess.Popen[Any]] = list(started)
     err: list[list[bytes]] = [[] for _ in argvs]
     deadline = monotonic() + min(call.bound for call in calls)
     # A kubectl has ended when it exits, not when its stdout closes: a child it left behind
@@ -93,7 +96,7 @@ def watch_together(calls: Sequence[Call], watching: Watching) -> WatchRun:
     exits: dict[int, int] = {}
     try:
         with deferred():
-            for argv in argvs:
+            for argv in argvs[len(procs) :]:
                 procs.append(spawn(argv, False, False))
         pipes: dict[int, tuple[int, bool, _Lines]] = {}
         for index, proc in enumerate(procs):

@@ -16,9 +16,7 @@ from ..contract.naming import (
     NAME_LABEL,
     ProviderId,
     deployment_selector,
-    identity_labels,
     name_selector,
-    selector_string,
 )
 from ..kubectl import commands
 from .waits import Explainer, Wait, await_, wait_budget
@@ -48,15 +46,6 @@ def pods_selector(deployment: Document, watching: str) -> str:
     if watching == name_selector(name) and (template.get("labels") or {}).get(NAME_LABEL) == name:
         return watching
     return own
-
-
-def watch_selector(name: str, container_id: str | None) -> str:
-    """The Pods a write's wait watches before the write shows its Deployment: by the
-    container's identity labels (the Deployment's selector) when Manager names it, else by
-    the name label."""
-    if container_id is None:
-        return name_selector(name)
-    return selector_string(identity_labels(container_id))
 
 
 def timed_out(explain: Explainer, timeout: float, workload: str) -> AdapterError:

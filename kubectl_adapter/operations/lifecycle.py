@@ -38,7 +38,7 @@ def _scale_steps(
     workloads: Workloads, provider_id: ProviderId, replicas: int, container_id: str | None
 ) -> _ScaleSteps:
     name, timeout = provider_id.name, workloads.config.timeout
-    selector = awaited.watch_selector(name, container_id)
+    selector = commands.watch_selector(name, container_id)
     by_hand = (
         commands.rollout_status(name, timeout)
         if replicas

@@ -232,3 +232,56 @@ def test_a_read_another_call_precedes_waits_for_its_own_run(
     assert found["metadata"]["name"] == "a"
     assert fp.call_count(get) == 1 and fp.call_count(other) == 1
     runner.close()
+
+
+def test_first_watches_are_what_start_and_stop_watch_first() -> None:
+    """start's and stop's first kubectl: the watches their wait starts before the patch
+    (``lifecycle._scale_steps``), opened by the CLI before the operation is imported."""
+    from kubectl_adapter.contract.naming import ProviderId
+    from kubectl_adapter.operations.lifecycle import _scale_steps
+    from kubectl_adapter.operations.workload import Workloads
+
+    parser = cli.build_parser()
+    for verb, replicas in (("start", 1), ("stop", 0)):
+        for extra, cid in (([], None), (["--container-id", "42"], "42")):
+            args = parser.parse_args([verb, "ns/web-1", *extra])
+            config = ClusterConfig(kubectl="kubectl", namespace="ns")
+            workloads = Workloads(config, KubectlRunner(config))
+            steps = _scale_steps(workloads, ProviderId("ns", "web-1"), replicas, cid)
+            watched = [steps.watch.args, *steps.watch.beside]
+            assert dispatch.first_watches(args, None) == (watched, "ns"), (verb, extra)
+    for argv in (("--dry-run", "stop", "ns/web-1"), ("stop", "web-1"), ("status", "ns/web-1")):
+        assert dispatch.first_watches(parser.parse_args(list(argv)), None) is None, argv
+
+
+def test_create_opens_its_watches_beside_its_read(tmp_path: Path) -> None:
+    """create's watches run before its apply whatever its read finds (unless that read ends
+    the command): opened beside the read, they are the ones ``create._steps`` runs."""
+    from kubectl_adapter.contract.naming import ProviderId, identity_labels, selector_string
+    from kubectl_adapter.contract.spec import load_spec
+    from kubectl_adapter.operations.create import _steps
+    from kubectl_adapter.operations.workload import Workloads
+
+    example = Path(__file__).parents[2] / "examples" / "nginx.json"
+    spec = load_spec(str(example))
+    parser = cli.build_parser()
+    config = ClusterConfig(kubectl="kubectl", namespace="ns")
+    workloads = Workloads(config, KubectlRunner(config))
+    selector = selector_string(identity_labels(spec.container_id))
+    steps = _steps(workloads, ProviderId("ns", spec.hostname), selector)
+    args = parser.parse_args(["-n", "ns", "create", "--spec", str(example)])
+    assert dispatch.first_watches(args, spec) == ([steps.watch.args, *steps.watch.beside], "ns")
+    for argv in (
+        ["create", "--spec", str(example)],
+        ["--dry-run", "-n", "ns", "create", "--spec", "-"],
+    ):
+        assert dispatch.first_watches(parser.parse_args(argv), spec) is None, argv
+
+
+def test_watches_nobody_takes_are_killed_with_their_groups(tmp_path: Path) -> None:
+    runner = KubectlRunner(ClusterConfig(kubectl=str(_sleeper(tmp_path)), namespace="ns"))
+    runner.open_watches([commands.watch_pods("a=b")], namespace="ns")
+    kubectl, child = _pids(tmp_path)
+    assert _alive(kubectl) and _alive(child)
+    runner.close()
+    assert _gone([kubectl, child])
