@@ -36,3 +36,21 @@ test('a doctored stack is caught: an edit in two steps, a missing file, a test s
   // In EDITS.md's order (its files alphabetically), not stack.json's.
   assert.equal(stepEdits(loaded.stack.steps[0], loaded.edits)[0].name, 'client/src/lib/types.ts 1/3');
 });
+
+test('stack-jest compares a step\'s suite with the unchanged tree\'s: a lost test, a failing shipped one, an abort', () => {
+  const { compare } = require('../testing/stack-jest');
+  const ran = (tests) => ({ status: 'ran', tests, note: '' });
+  const base = { files: { 'a.test.js': ran({ 'a one': 'passed', 'a two': 'failed' }), 'b.test.js': { status: 'aborted', tests: {}, note: 'SQLITE_MISUSE' } } };
+  const same = compare(base, { files: { ...base.files, 'k.test.js': ran({ 'k one': 'passed' }) } }, ['k.test.js']);
+  assert.deepEqual(same, { same: 2, lost: [], changed: [], shippedPassed: 1, shippedFailing: [] });
+  const worse = compare(base, {
+    files: { 'a.test.js': ran({ 'a one': 'failed', 'a two': 'failed' }), 'b.test.js': ran({ 'b one': 'passed' }), 'k.test.js': ran({ 'k one': 'failed' }) },
+  }, ['k.test.js']);
+  assert.deepEqual(worse.lost, ['a.test.js: a one: passed -> failed']);
+  assert.deepEqual(worse.changed, ['b.test.js: aborted -> ran ()']);
+  assert.deepEqual(worse.shippedFailing, ['k.test.js: k one: failed']);
+  const gone = compare(base, { files: { 'a.test.js': { status: 'aborted', tests: {}, note: 'x' }, 'b.test.js': base.files['b.test.js'] } }, ['k.test.js']);
+  assert.deepEqual(gone.lost, ['a.test.js: ran -> aborted (x)', 'a.test.js: a one: passed -> absent']);
+  assert.deepEqual(gone.changed, ['a.test.js: a two: failed -> absent']);
+  assert.deepEqual(gone.shippedFailing, ['k.test.js: not run']);
+});

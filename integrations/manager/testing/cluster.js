@@ -116,6 +116,16 @@ class FakeCluster {
     return this.control({ op: 'revokeToken', token });
   }
 
+  /** Pods made from now on whose image contains `image` behave so ('crash', 'pull_error', ...; null: as usual). */
+  setImageBehaviour(image, behaviour) {
+    return this.control({ op: 'imageBehaviour', image, behaviour });
+  }
+
+  /** Containers whose image contains `image` take `seconds` to stop once their Pod is deleted (null: as usual). */
+  setStopDelay(image, seconds) {
+    return this.control({ op: 'stopDelay', image, seconds });
+  }
+
   /** Write a copy of the kubeconfig trusting another CA than the one that signed the server's certificate. */
   writeWrongCaKubeconfig(file) {
     return this.control({ op: 'wrongCaKubeconfig', path: file });

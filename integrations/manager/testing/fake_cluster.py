@@ -15,6 +15,12 @@ per request line on stdin until stdin closes:
     {"op": "addUser", "name": "bob", "namespace": "ns"} -> {"ok": true, "token", "context"}
                                      a user with no RBAC, and a context for it in the kubeconfig
     {"op": "revokeToken", "token": "..."}   that token is refused (401) from now on
+    {"op": "imageBehaviour", "image": "restore-crash", "behaviour": "crash"}
+                                     Pods made from now on whose image contains that text
+                                     behave so ("crash", "pull_error", ...; null: as usual)
+    {"op": "stopDelay", "image": "slow-stop", "seconds": 4}
+                                     containers whose image contains that text take that long
+                                     to stop once their Pod is deleted (null: as usual)
     {"op": "wrongCaKubeconfig", "path": "/tmp/x"}
                                      write a copy of the kubeconfig whose CA did not sign the
                                      server's certificate (kubectl: x509 unknown authority)
@@ -81,6 +87,12 @@ def answer(fc: FakeCluster, request: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "token": token, "context": context}
     if op == "revokeToken":
         fc.revoke_token(request["token"])
+        return {"ok": True}
+    if op == "imageBehaviour":
+        fc.set_image_behaviour(request["image"], request.get("behaviour"))
+        return {"ok": True}
+    if op == "stopDelay":
+        fc.set_stop_delay(request["image"], request.get("seconds"))
         return {"ok": True}
     if op == "wrongCaKubeconfig":
         config = yaml.safe_load(Path(fc.kubeconfig).read_text(encoding="utf-8"))

@@ -10,7 +10,8 @@
 // --from N: the checkout already holds steps 1..N-1 as commits of an earlier run (one that
 // stopped); they are not applied again.
 // --each runs <cmd> (sh -c, cwd create-a-container/, $STEP and $TESTS set) after each step and
-// stops at the first that fails: "each step builds, starts and passes its tests".
+// stops at the first that fails: "each step builds, starts and passes its tests". run() also
+// takes a function (step, index) instead of <cmd>: stack-jest.js runs Manager's whole jest so.
 
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -112,16 +113,20 @@ function git(checkout, ...args) {
   return execFileSync('git', ['-C', checkout, '-c', 'user.name=stack', '-c', 'user.email=stack@localhost', ...args], { encoding: 'utf8' });
 }
 
+/** The checkout as a git repository whose first commit is the base (once; a checkout holding steps keeps them). */
+function commitBase(checkout, base) {
+  if (fs.existsSync(path.join(checkout, '.git'))) return;
+  git(checkout, 'init', '-q');
+  git(checkout, 'add', '-A', '--', '.', ':!**/node_modules/**');
+  git(checkout, 'commit', '-q', '-m', `base ${base}`);
+}
+
 function run(checkout, out, each, from = 1) {
   const loaded = load();
   const wrong = problems(loaded);
   if (wrong.length) throw new Error(`stack.json:\n${wrong.join('\n')}`);
   fs.mkdirSync(out, { recursive: true });
-  if (!fs.existsSync(path.join(checkout, '.git'))) {
-    git(checkout, 'init', '-q');
-    git(checkout, 'add', '-A', '--', '.', ':!**/node_modules/**');
-    git(checkout, 'commit', '-q', '-m', `base ${loaded.stack.base}`);
-  }
+  commitBase(checkout, loaded.stack.base);
   const sizes = [];
   loaded.stack.steps.forEach((step, i) => {
     if (i + 1 < from) return;
@@ -135,7 +140,8 @@ function run(checkout, out, each, from = 1) {
     fs.writeFileSync(path.join(out, name), git(checkout, 'format-patch', '-1', '--stdout', 'HEAD'));
     sizes.push({ name, issue: step.issue, files: stat.length, added, removed });
     process.stdout.write(`${name}: ${stat.length} files, +${added}/-${removed}\n`);
-    if (each) {
+    if (typeof each === 'function') each(step, i);
+    else if (each) {
       execFileSync('sh', ['-c', each], {
         cwd: path.join(checkout, 'create-a-container'), stdio: 'inherit',
         env: { ...process.env, STEP: step.id, TESTS: step.tests.map((t) => t.replace(/^create-a-container\//, '')).join(' ') },
@@ -163,4 +169,4 @@ if (require.main === module) {
   }
 }
 
-module.exports = { load, numbers, problems, stepEdits, applyStep, shippedFiles };
+module.exports = { load, numbers, problems, stepEdits, applyStep, shippedFiles, run, commitBase, git };

@@ -3,7 +3,11 @@
 // Headless Chromium (playwright-core) over the Manager ui-server.js serves: the node form's
 // Kubernetes fields and Test connection, the containers list (failed headline, Retry create and
 // its in-page message, the drift badge), the drift notice's Restore (the job's progress, then the
-// refresh). One browser. Screenshots in <out-dir>/shots: look at them. Exit 1 unless all pass.
+// refresh), and that every job a page starts ends on that page and in the lists without a reload
+// (issue 40): a failed container's edit page has its headline and "Retry create"; a retry that
+// succeeds turns the list's row to Running; a restore that fails says its headline and next step;
+// the nodes list's verdict is the newest (an operation that reached the cluster replaces "Test
+// failed"). One browser. Screenshots in <out-dir>/shots: look at them. Exit 1 unless all pass.
 //
 //   PLAYWRIGHT_CORE=<path to playwright-core> CHROMIUM=/usr/bin/chromium \
 //     node integrations/manager/testing/ui-check.js <out-dir>
@@ -13,11 +17,29 @@ const path = require('node:path');
 const OUT = path.resolve(process.argv[2] || '.');
 const { chromium } = require(process.env.PLAYWRIGHT_CORE || 'playwright-core');
 const run = JSON.parse(fs.readFileSync(path.join(OUT, 'run.json'), 'utf8'));
-const BASE = 'http://127.0.0.1:3999';
+const BASE = `http://127.0.0.1:${run.port}`;
 const shots = path.join(OUT, 'shots');
 fs.mkdirSync(shots, { recursive: true });
 const checks = [];
 const check = (name, ok, detail = '') => { checks.push({ name, ok: !!ok, detail }); console.log(`${ok ? 'PASS' : 'FAIL'} ${name} ${detail}`); };
+/** The text of the containers list's card (or table row) of `host`: its h2 (or first cell) and what is around it, no other container's. */
+const rowText = (page, host) => page.evaluate((h) => {
+  const title = [...document.querySelectorAll('h2, td')].find((e) => e.textContent.trim() === h);
+  if (!title) return null;
+  let el = title;
+  const others = ['web-old', 'web-drift', 'web-crash'].filter((o) => o !== h);
+  while (el.parentElement && !others.some((o) => el.parentElement.innerText.includes(o))) el = el.parentElement;
+  return el.innerText;
+}, host);
+/** The nodes list's text for `name` (its card), no other node's. */
+const nodeText = (page, name) => page.evaluate((n) => {
+  const title = [...document.querySelectorAll('h2, h3, td, a')].find((e) => e.textContent.trim() === n);
+  if (!title) return null;
+  let el = title;
+  const others = ['k8s-1', 'k8s-2', 'k8s-old', 'pve-01'].filter((o) => o !== n);
+  while (el.parentElement && !others.some((o) => new RegExp(`\\b${o}\\b`).test(el.parentElement.innerText))) el = el.parentElement;
+  return el.innerText;
+}, name);
 const until = async (fn, ms, step = 500) => { const end = Date.now() + ms; while (Date.now() < end) { const v = await fn(); if (v) return v; await new Promise((r) => setTimeout(r, step)); } return null; };
 
 (async () => {
@@ -64,13 +86,28 @@ const until = async (fn, ms, step = 500) => { const end = Date.now() + ms; while
     const ph = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('input')].filter((i) => i.name).map((i) => [i.name, i.placeholder])));
     check('new node form, Kubernetes: placeholders', ph.name === 'k8s-01' && ph.kubeconfigPath === '/etc/manager/kubeconfigs/k8s-1.yaml' && ph.kubeNamespace === 'default' && ph.waitTimeout === '300', JSON.stringify(ph));
 
+    // 3b. The nodes list: k8s-2's stored verdict is its last (failed) test.
+    await page.goto(`${BASE}/sites/${run.siteId}/nodes`);
+    await page.waitForSelector('text=k8s-2');
+    await page.waitForTimeout(500);
+    let k8s2 = await nodeText(page, 'k8s-2');
+    check('nodes list before: k8s-2 shows the failed test it stored ("Test failed", what is missing)', k8s2 && k8s2.includes('Test failed') && k8s2.includes('watch pods'), JSON.stringify(k8s2));
+
+    // 3c. A failed container's edit page: the failure's headline and "Retry create", as the list has them.
+    await page.goto(`${BASE}/sites/${run.siteId}/containers/${run.row}/edit`);
+    await page.waitForSelector('text=Container creation failed', { timeout: 15000 }).catch(() => {});
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: `${shots}/3c-failed-container-edit-page.png`, fullPage: true });
+    body = await page.innerText('body');
+    check('edit page of a failed container: the headline and "Retry create"', body.includes('Container creation failed: pods is forbidden') && (await page.getByRole('button', { name: 'Retry create' }).count()) === 1, (body.match(/Container creation failed[^\n]*/) || [''])[0]);
+
     // 4. Retry create: the message in the page, the job it queued, the row after it.
     await page.goto(`${BASE}/sites/${run.siteId}/containers`);
     await page.waitForSelector('text=Retry create');
     await page.waitForTimeout(800);
     await page.screenshot({ path: `${shots}/4-containers-before-retry.png`, fullPage: true });
     const badges = await page.$$eval('[data-testid=drift-badge]', (els) => els.map((e) => e.title));
-    check('containers list: web-drift has the "Changed outside Manager" badge, its summary as tooltip', (await page.innerText('body')).includes('Changed outside Manager') && badges.length === 1 && badges[0].includes('nginx:1.27'), JSON.stringify(badges));
+    check('containers list: web-drift and web-crash have the "Changed outside Manager" badge, its summary as tooltip', (await rowText(page, 'web-drift')).includes('Changed outside Manager') && badges.length === 2 && badges.every((b) => b.includes('nginx:1.27')), JSON.stringify(badges));
     const [resp] = await Promise.all([page.waitForResponse((r) => r.url().includes('retry-create')), page.getByRole('button', { name: 'Retry create' }).click()]);
     check('Retry create: 201', resp.status() === 201, `status ${resp.status()}`);
     const seen = await page.waitForSelector('text=queued again', { timeout: 8000 }).then(() => true, () => false);
@@ -81,6 +118,19 @@ const until = async (fn, ms, step = 500) => { const end = Date.now() + ms; while
     const retried = await until(async () => { const j = await getJson(`/api/v1/jobs/${queued}`); return j && ['success', 'failure'].includes(j.status) ? j : null; }, 120000, 1000);
     const oldRow = await getJson(`/api/v1/sites/${run.siteId}/containers/${run.row}`);
     check('the re-run create converged (job success, row keeps manager/web-old)', retried && retried.status === 'success' && oldRow.containerId === 'manager/web-old', JSON.stringify({ job: retried && retried.status, containerId: oldRow.containerId, creationJob: oldRow.creationJob }));
+    // Without a reload: the page that started the job says it succeeded, and the row is Running.
+    const ended = await until(async () => { const t = await rowText(page, 'web-old'); return t && t.includes(`Create of web-old succeeded: job ${queued}`) && /Running/.test(t) && !/Creating/.test(t) ? t : null; }, 30000);
+    await page.screenshot({ path: `${shots}/5b-containers-after-retry-ended.png`, fullPage: true });
+    check('Retry create, without a reload: the row says the create succeeded and reads Running, not Creating', !!ended, JSON.stringify(ended || await rowText(page, 'web-old')));
+
+    // The nodes list, reached by its link (no reload): the create reached k8s-2's cluster, so
+    // its verdict is no longer the old "Test failed".
+    await page.getByRole('link', { name: 'Nodes', exact: true }).first().click();
+    await page.waitForSelector('text=k8s-2');
+    const verdict = await until(async () => { const t = await nodeText(page, 'k8s-2'); return t && t.includes('Connected') && !t.includes('Test failed') ? t : null; }, 10000);
+    await page.screenshot({ path: `${shots}/5c-nodes-after-retry.png`, fullPage: true });
+    k8s2 = await nodeText(page, 'k8s-2');
+    check('nodes list after the retry succeeded: k8s-2 reads Connected, the create that reached the cluster', !!verdict && k8s2.includes('create of manager/web-old reached the cluster and succeeded'), JSON.stringify(k8s2));
 
     // 5. The drift notice, Restore, the job's progress, then the refresh.
     const before = await getJson(`/api/v1/sites/${run.siteId}/containers/${run.drift}`);
@@ -107,7 +157,25 @@ const until = async (fn, ms, step = 500) => { const end = Date.now() + ms; while
     await page.waitForSelector('text=web-drift');
     await page.waitForTimeout(1000);
     await page.screenshot({ path: `${shots}/9-containers-after-restore.png`, fullPage: true });
-    check('containers list after Restore: no drift badge', (await page.$$('[data-testid=drift-badge]')).length === 0 && !(await page.innerText('body')).includes('Changed outside Manager'));
+    check('containers list after Restore: no drift badge on web-drift', !(await rowText(page, 'web-drift')).includes('Changed outside Manager') && (await page.$$('[data-testid=drift-badge]')).length === 1);
+
+    // 6. A restore that fails: its image now crashes. The page says it failed, why, and what to do next.
+    await page.goto(`${BASE}/sites/${run.siteId}/containers/${run.crash}/edit`);
+    await page.waitForSelector('[data-testid=drift-alert]', { timeout: 15000 }).catch(() => {});
+    await page.getByRole('button', { name: "Restore Manager's configuration" }).click();
+    const crashed = await page.waitForSelector('[data-testid=restore-outcome]', { timeout: 180000 }).then(() => true, () => false);
+    await page.waitForTimeout(1500);
+    await page.screenshot({ path: `${shots}/10-restore-failed.png`, fullPage: true });
+    body = await page.innerText('body');
+    const failedLine = (body.match(/The restore job ended[^\n]*/) || [''])[0];
+    check('a failed Restore, without a reload: the page says it failed, with the headline', crashed && /The restore job ended failure: Container reconfiguration failed: .*crash/i.test(failedLine), failedLine);
+    check('a failed Restore: the page says the next step', /next step|fix|then|retry|restore again/i.test(failedLine.replace(/^The restore job ended failure: /, '')), failedLine);
+    await page.getByText('Back to containers').click();
+    await page.waitForSelector('text=web-crash');
+    await page.waitForTimeout(1000);
+    await page.screenshot({ path: `${shots}/11-containers-after-failed-restore.png`, fullPage: true });
+    const crashRow = await rowText(page, 'web-crash');
+    check('containers list after the failed Restore: web-crash says the restore failed and why', /restore|reconfiguration/i.test(crashRow) && /failed/i.test(crashRow) && /crash/i.test(crashRow), JSON.stringify(crashRow));
   } finally {
     fs.writeFileSync(path.join(OUT, 'ui-checks.json'), JSON.stringify(checks, null, 1));
     console.log(`${checks.filter((c) => c.ok).length} of ${checks.length} checks passed`);

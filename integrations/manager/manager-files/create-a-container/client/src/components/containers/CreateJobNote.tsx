@@ -12,7 +12,9 @@ import type { Container } from '@/lib/types';
  * can fail after its apply while the Deployment runs: "Running" alone would hide it), and a
  * "Retry create" button when the node type's create converges (`canRetryCreate`). The retry
  * re-queues the same create job for the same row; the note follows the new job and, when it
- * ends, the list and the page are read again: success, or the new failure's headline.
+ * ends, the list and the page are read again: success, or the new failure's headline. When the
+ * create did not fail, the newest reconfigure job's failure (a restore whose image crashes) is
+ * said here instead, with its headline and next step.
  * Its outcome is said here, in the page: Manager's ToastProvider keeps toasts in its context but
  * its app renders no ToastContainer, so a toast would never be seen.
  */
@@ -60,7 +62,23 @@ export function CreateJobNote({ c, siteId }: { c: Container; siteId?: string }) 
       </span>
     );
   }
-  if (c.creationJob?.status !== 'failure') return null;
+  if (c.creationJob?.status !== 'failure') {
+    // The newest reconfigure job (a restore, a restart, an edit) failed: the list says so and
+    // why, as the page that started it did, until a newer one succeeds.
+    const failedJob = c.failedReconfigureJob;
+    if (!failedJob) return null;
+    const line = failedJob.headline || 'Reconfigure job failed';
+    return (
+      <Link
+        to={`/jobs/${failedJob.id}`}
+        className="max-w-[28rem] truncate text-xs text-destructive underline-offset-2 hover:underline"
+        title={line}
+        data-testid="reconfigure-job-note"
+      >
+        {line}
+      </Link>
+    );
+  }
   const headline = c.creationJob.headline || 'Create job failed';
   return (
     <span className="inline-flex min-w-0 items-center gap-1.5" data-testid="create-job-note">

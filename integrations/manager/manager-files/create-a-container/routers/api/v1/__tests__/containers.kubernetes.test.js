@@ -130,6 +130,22 @@ describe('a Kubernetes container whose create failed after its apply', () => {
     expect((await Job.findByPk(restart.body.data.jobId)).command).toBe(`node bin/reconfigure-container.js --container-id=${row.id} --restart=true`);
   });
 
+  test('a restore whose job failed: the list and the container say so with its headline until a newer reconfigure job succeeds', async () => {
+    const restoreJob = await Job.create({ command: `node bin/reconfigure-container.js --container-id=${row.id}`, status: 'failure' });
+    await JobStatus.create({ jobId: restoreJob.id, output: `Reconfiguring container ${row.hostname}\n` });
+    await JobStatus.create({ jobId: restoreJob.id, output: 'Container reconfiguration failed: rollout of apps/web-old cannot succeed: CrashLoopBackOff | next step: kubectl logs web-old-1 -c main --previous -n apps\nError type: RolloutFailed, retryable: false\n' });
+    // Another container's job (its ID begins with this one's) is not this one's.
+    await Job.create({ command: `node bin/reconfigure-container.js --container-id=${row.id}0 --restart=true`, status: 'success' });
+    const headline = 'Container reconfiguration failed: rollout of apps/web-old cannot succeed: CrashLoopBackOff | next step: kubectl logs web-old-1 -c main --previous -n apps';
+    const listed = (await request(app).get(url()).set(...bearer(ownerKey))).body.data.find((c) => c.id === row.id);
+    expect(listed.failedReconfigureJob).toEqual({ id: restoreJob.id, status: 'failure', headline });
+    const one = (await request(app).get(url(`/${row.id}`)).set(...bearer(ownerKey))).body.data;
+    expect(one.failedReconfigureJob).toEqual(listed.failedReconfigureJob);
+    await Job.create({ command: `node bin/reconfigure-container.js --container-id=${row.id} --restart=true`, status: 'success' });
+    const after = (await request(app).get(url()).set(...bearer(ownerKey))).body.data.find((c) => c.id === row.id);
+    expect(after.failedReconfigureJob).toBeNull();
+  });
+
   test('DELETE keeps the row when the node cannot say what it deleted (502), even with a non-admin ?force=true', async () => {
     for (const suffix of [`/${row.id}`, `/${row.id}?force=true`]) {
       const gone = await request(app).delete(url(suffix)).set(...bearer(ownerKey));
