@@ -74,11 +74,16 @@ test('synced: reads come from the feed and start no process; before SYNCED they 
   assert.equal(fakes.starts().length, starts, 'no process started by 21 reads once synced');
   assert.equal(starts - before, 3, 'the feed and the two lists before its SYNCED');
   // A change is in the next answer; a workload the feed never gave is missing.
+  // proc.line resolves once the stand-in printed it; the feed applies it when it reads it.
+  let changed = once(feed, 'change');
   await proc.line({ type: 'MODIFIED', snapshot: snapshot('apps/web', 'failed', { message: 'CrashLoopBackOff' }) });
+  await changed;
   assert.equal((await api.clusterResources('lxc'))[0].managerStatus, 'failed');
   const other = await api.liveStatus('apps/other');
   assert.deepEqual([other.status, other.source], ['missing', 'feed']);
+  changed = once(feed, 'change');
   await proc.line({ type: 'DELETED', snapshot: snapshot('apps/web', 'missing') });
+  await changed;
   const none = await api.clusterResources('lxc');
   assert.deepEqual([none.length, none.source], [0, 'feed']);
   await feeds.stopAll();
