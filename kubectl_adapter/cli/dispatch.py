@@ -1,5 +1,6 @@
 """One parsed command run against its node: the cluster configuration from the flags, the
-read started ahead, then the operation; returns the document ``app`` prints.
+read started ahead (before a spec is validated: a refused spec kills it, having only read),
+then the operation; returns the document ``app`` prints.
 
 Heavy modules are imported only by the commands that need them, so ``--help`` and
 ``capabilities`` stay fast.
@@ -17,11 +18,14 @@ from ..kubectl.interrupts import deferred
 from .parser import build_parser
 
 if TYPE_CHECKING:
+    from ..contract.naming import SpecNames
     from ..contract.spec import ContainerSpec
     from ..kubectl.config import ClusterConfig
     from ..kubectl.runner import KubectlRunner
     from ..operations.provider import KubernetesProvider
     from .sorting import Key
+
+    Names = SpecNames | ContainerSpec  # what the reads opened ahead need of a spec
 
 __all__ = [
     "check_identity_flags",
@@ -143,9 +147,7 @@ def provider_of(args: argparse.Namespace, runner: KubectlRunner) -> KubernetesPr
     return KubernetesProvider(runner.config, runner)
 
 
-def first_read(
-    args: argparse.Namespace, spec: ContainerSpec | None
-) -> tuple[list[str], str] | None:
+def first_read(args: argparse.Namespace, spec: Names | None) -> tuple[list[str], str] | None:
     """The read each command starts with, when its arguments alone name it (a namespace is
     needed: without ``-n`` the context's is looked up first). The operations run these same
     commands (``kubectl.commands``); ``tests/cli/test_first_read.py`` holds them together."""
@@ -162,8 +164,9 @@ def first_read(
         )
         return (read, args.namespace) if args.namespace or args.all_namespaces else None
     if command == "create":
-        assert spec is not None
-        return (commands.get_deployment(spec.hostname), args.namespace) if args.namespace else None
+        if spec is None or not args.namespace:
+            return None  # no valid names yet, or the context's namespace is looked up first
+        return commands.get_deployment(spec.hostname), args.namespace
     if command in ("status", "describe", "network", "reconfigure", "delete"):
         found = getattr(args, "named", None) or _named_or_none(args)
         if not found:
@@ -178,7 +181,7 @@ def first_read(
 
 
 def first_watches(
-    args: argparse.Namespace, spec: ContainerSpec | None
+    args: argparse.Namespace, spec: Names | None
 ) -> tuple[list[list[str]], str] | None:
     """The wait's watches a command starts before its write, when the arguments alone name
     them (as ``first_read``): start's and stop's first kubectl, and create's beside its read
@@ -190,9 +193,8 @@ def first_watches(
     if args.dry_run or _watching(args):
         return None
     if args.command == "create":
-        assert spec is not None
-        if not args.namespace:
-            return None  # the context's namespace is looked up first
+        if spec is None or not args.namespace:
+            return None  # the context's namespace is looked up first; or no valid names
         from ..contract.naming import identity_labels, selector_string
 
         selector = selector_string(identity_labels(spec.container_id))
@@ -254,26 +256,20 @@ def run_command(args: argparse.Namespace) -> Any:
         from ..contract.capabilities import CAPABILITIES
 
         return dict(CAPABILITIES)
+    document = None
     if command in ("render", "create", "reconfigure"):
-        from ..contract.spec import load_spec
-        from ..contract.spec_input import SPEC_WAIT_SECONDS
+        from ..contract.spec_input import SPEC_WAIT_SECONDS, read_document
 
         # Reading the spec counts towards the deadline too (a pipe may be slow to deliver).
         started = getattr(args, "started", None)
         left = _deadline(args) - (monotonic() - started) if started is not None else math.inf
-        spec = load_spec(args.spec, wait_seconds=max(0.01, min(SPEC_WAIT_SECONDS, left)))
-        if args.node_id is not None and spec.node_id != args.node_id:
-            # The workload would carry the spec's node ID: this node would never list it and
-            # would refuse to touch it, while the node the spec names does not know it.
-            raise InvalidInput(
-                f"spec nodeId {spec.node_id!r} differs from --node-id {args.node_id!r}: a node "
-                "only creates and reconfigures its own containers",
-                {"field": "nodeId", "spec": spec.node_id, "nodeId": args.node_id},
-            )
+        document = read_document(args.spec, max(0.01, min(SPEC_WAIT_SECONDS, left)))
     if command == "render":
         # No provider (and so no pydantic): render is the start-up-critical command.
+        from ..contract.spec import parse_node_spec
         from ..rules.render import render_manifest
 
+        spec = parse_node_spec(document, args.node_id)
         if args.namespace:
             return render_manifest(spec, args.namespace)
         from ..kubectl.runner import (
@@ -284,16 +280,23 @@ def run_command(args: argparse.Namespace) -> Any:
     from ..kubectl.runner import KubectlRunner
 
     runner = KubectlRunner(config_of(args))
-    spec_given = spec if command in ("create", "reconfigure") else None
     try:
-        # The command's first read starts now: its kubectl runs while the operation's
-        # modules are imported. Killed on every way out if nothing took it.
-        opening = first_read(args, spec_given)
+        # The command's first read starts now: its kubectl runs while the spec's rules and
+        # the operation's modules are imported. Killed on every way out if nothing took it.
+        from ..contract.naming import spec_names
+
+        names = spec_names(document)
+        opening = first_read(args, names)
         if opening is not None:
             runner.open_read(opening[0], namespace=opening[1])
-        watches = first_watches(args, spec_given)
+        watches = first_watches(args, names)
         if watches is not None:
             runner.open_watches(watches[0], namespace=watches[1])
+        spec_given = None
+        if document is not None:  # validated whole before anything can write
+            from ..contract.spec import parse_node_spec
+
+            spec_given = parse_node_spec(document, args.node_id)
         if command in NAMED_COMMANDS:
             result = _on_named(args, runner, spec_given)
         else:

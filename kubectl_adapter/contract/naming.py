@@ -123,3 +123,26 @@ def owner_labels(container_id: str | None, node_id: str | None) -> dict[str, str
     if node_id is not None:
         labels[NODE_ID_LABEL] = node_id
     return labels
+
+
+class SpecNames(NamedTuple):
+    """The names a spec gives its workload, taken before the spec is validated."""
+
+    container_id: str
+    hostname: str
+
+
+def spec_names(document: Any) -> SpecNames | None:
+    """A spec document's container ID and hostname when both are valid names, else None:
+    what create's reads need to start ahead while the rest is validated (if the spec is then
+    refused, they are killed, having only read). Names as ``spec.parse_spec`` takes them."""
+    if not isinstance(document, dict):
+        return None
+    container_id, hostname = document.get("containerId"), document.get("hostname")
+    if type(container_id) is int and 0 <= container_id < 10**63:
+        container_id = str(container_id)
+    if not (isinstance(container_id, str) and isinstance(hostname, str)):
+        return None
+    if is_label_value(container_id) and is_dns1123_label(hostname):
+        return SpecNames(container_id, hostname)
+    return None

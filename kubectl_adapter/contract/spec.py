@@ -8,12 +8,11 @@ field's rule is defined once, in ``spec_rules.FIELDS``, with its JSON Schema bes
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 from typing import Any, NamedTuple
 
 from .errors import InvalidInput
-from .spec_input import SPEC_WAIT_SECONDS, read_spec
+from .spec_input import SPEC_WAIT_SECONDS, read_document
 from .spec_rules import FIELDS, REQUIRED, Problems
 
 
@@ -97,53 +96,25 @@ def parse_spec(data: Any) -> ContainerSpec:
     return ContainerSpec(**values)
 
 
-# A spec is two levels deep; deeper JSON is hostile (``[[[[...``), refused before parse_spec.
-MAX_SPEC_DEPTH = 32
+def parse_node_spec(data: Any, node_id: str | None) -> ContainerSpec:
+    """``parse_spec``, for the node ``--node-id`` names (if given): the workload would carry
+    the spec's node ID, so another node would never list it and would refuse to touch it,
+    while the node the spec names would not know it."""
+    spec = parse_spec(data)
+    if node_id is not None and spec.node_id != node_id:
+        raise InvalidInput(
+            f"spec nodeId {spec.node_id!r} differs from --node-id {node_id!r}: a node "
+            "only creates and reconfigures its own containers",
+            {"field": "nodeId", "spec": spec.node_id, "nodeId": node_id},
+        )
+    return spec
 
 
 def load_spec(source: str, *, wait_seconds: float = SPEC_WAIT_SECONDS) -> ContainerSpec:
-    """Read a spec from a file path, or from stdin when ``source`` is ``-``.
+    """Read a spec from a file path, or from stdin when ``source`` is ``-``, and validate it.
 
     At most ``spec_input.MAX_SPEC_BYTES`` and ``MAX_SPEC_DEPTH`` levels; a pipe or FIFO must
     deliver it within ``wait_seconds`` (a terminal on stdin is a person typing: no limit).
     Files other than regular files and pipes (devices, directories, sockets) are refused.
     """
-    raw = read_spec(source, wait_seconds)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidInput(f"spec {source!r} is not UTF-8: {exc}") from None
-    try:
-        data = json.loads(text, parse_constant=_reject_constant)
-    except RecursionError:
-        data = None
-        depth = MAX_SPEC_DEPTH + 1
-    except ValueError as exc:  # JSONDecodeError, and ints longer than Python converts
-        raise InvalidInput(f"spec {source!r} is not valid JSON: {exc}") from None
-    else:
-        depth = _depth(data)
-    if depth > MAX_SPEC_DEPTH:
-        raise InvalidInput(
-            f"spec {source!r} is nested more than {MAX_SPEC_DEPTH} levels deep",
-            {"maxDepth": MAX_SPEC_DEPTH},
-        )
-    return parse_spec(data)
-
-
-def _depth(value: Any) -> int:
-    """Nesting depth of decoded JSON, without recursion (a scalar is 0, ``[]`` is 1)."""
-    deepest = 0
-    stack = [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            item = list(item.values())
-        if isinstance(item, list):
-            deepest = max(deepest, level)
-            stack.extend((child, level + 1) for child in item)
-    return deepest
-
-
-def _reject_constant(name: str) -> Any:
-    """``NaN`` and ``Infinity`` are not JSON, even though Python's json accepts them."""
-    raise ValueError(f"{name} is not a JSON value")
+    return parse_spec(read_document(source, wait_seconds))

@@ -1,17 +1,21 @@
-"""Reading a spec's bytes with bounds: size, time, and the kinds of file it may come from.
+"""Reading a spec's JSON document with bounds: size, time, depth, and the kinds of file it
+may come from (``spec`` validates the document).
 
 ``--spec`` is whatever path Manager (or a person) passes: a regular file, ``-`` for stdin, a
 FIFO, or by mistake ``/dev/zero`` or a FIFO nobody writes to. None of these may cost
-unbounded memory or block forever.
+unbounded memory or block forever. Apart from validating, so that the CLI can start a
+command's first reads between the two (``cli.dispatch``) before it imports the rules.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import stat
 import sys
 from time import monotonic
+from typing import Any
 
 from .errors import InvalidInput
 
@@ -19,6 +23,52 @@ from .errors import InvalidInput
 MAX_SPEC_BYTES = 1 << 20
 # How long a pipe (stdin, a FIFO) may take to deliver the whole spec: Manager writes it at once.
 SPEC_WAIT_SECONDS = 10.0
+# A spec is two levels deep; deeper JSON is hostile (``[[[[...``), refused before validating.
+MAX_SPEC_DEPTH = 32
+
+
+def read_document(source: str, wait_seconds: float = SPEC_WAIT_SECONDS) -> Any:
+    """The spec's decoded JSON, not yet validated: at most ``MAX_SPEC_BYTES`` and
+    ``MAX_SPEC_DEPTH`` levels, within ``wait_seconds`` from a pipe (``read_spec``)."""
+    raw = read_spec(source, wait_seconds)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"spec {source!r} is not UTF-8: {exc}") from None
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        data = None
+        depth = MAX_SPEC_DEPTH + 1
+    except ValueError as exc:  # JSONDecodeError, and ints longer than Python converts
+        raise InvalidInput(f"spec {source!r} is not valid JSON: {exc}") from None
+    else:
+        depth = _depth(data)
+    if depth > MAX_SPEC_DEPTH:
+        raise InvalidInput(
+            f"spec {source!r} is nested more than {MAX_SPEC_DEPTH} levels deep",
+            {"maxDepth": MAX_SPEC_DEPTH},
+        )
+    return data
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of decoded JSON, without recursion (a scalar is 0, ``[]`` is 1)."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in item)
+    return deepest
+
+
+def _reject_constant(name: str) -> Any:
+    """``NaN`` and ``Infinity`` are not JSON, even though Python's json accepts them."""
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def read_spec(source: str, wait_seconds: float) -> bytes:

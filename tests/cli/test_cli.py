@@ -138,17 +138,39 @@ def test_usage_errors_are_json_with_exit_2(
 
 
 @pytest.mark.parametrize(
-    "command", [["create"], ["reconfigure", "testns/web-1"], ["render"], ["-n", "testns", "render"]]
+    "command",
+    [
+        ["create"],
+        ["-n", "testns", "create"],
+        ["reconfigure", "testns/web-1"],
+        ["render"],
+        ["-n", "testns", "render"],
+    ],
 )
-def test_a_spec_of_another_node_is_refused_before_any_call(
+def test_a_spec_of_another_node_is_refused_before_any_write(
     capsys: pytest.CaptureFixture[str], fp: FakeProcess, command: list[str]
 ) -> None:
     """`--node-id 8 create` of a spec with nodeId 7 used to succeed: node 8 then never listed
-    the workload and refused to stop it (its labels said node 7)."""
+    the workload and refused to stop it (its labels said node 7). Refused before anything
+    that can write: only the reads its arguments name were started ahead (create's read and
+    watches when the namespace is known, reconfigure's read), and killed, having only read
+    (fp fails on any other call)."""
+    from kubectl_adapter.contract.naming import identity_labels, selector_string
+    from kubectl_adapter.kubectl import commands
+
+    ahead = "-n" in command and "create" in command  # create's names with a namespace
+    reads = []
+    if ahead or "reconfigure" in command:
+        reads.append([*K, *commands.get_deployment("web-1")])
+    if ahead:
+        selector = selector_string(identity_labels("42"))
+        reads += [["kubectl", "-n", "testns", *w] for w in commands.wait_watches("web-1", selector)]
+    for read in reads:
+        fp.register(read, wait=60)
     code, document, _ = run(capsys, "--node-id", "8", *command, "--spec", NGINX)
     assert (code, document["error"]["type"]) == (2, "InvalidInput"), document
     assert document["error"]["details"] == {"field": "nodeId", "spec": "7", "nodeId": "8"}
-    assert not fp.calls
+    assert [list(call) for call in fp.calls] == reads
 
 
 def test_invalid_spec_names_the_field(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -285,3 +285,73 @@ def test_watches_nobody_takes_are_killed_with_their_groups(tmp_path: Path) -> No
     assert _alive(kubectl) and _alive(child)
     runner.close()
     assert _gone([kubectl, child])
+
+
+def _spec_file(tmp_path: Path, **changed: Any) -> Path:
+    example = json.loads((Path(__file__).parents[2] / "examples" / "nginx.json").read_text())
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps(example | {"containerId": 42, "hostname": "web-1"} | changed))
+    return spec
+
+
+@pytest.mark.parametrize(
+    ("changed", "extra"),
+    [
+        ({"cpus": 0.0005}, []),
+        ({"env": {"A": [1]}, "image": ""}, []),
+        ({"nodeId": "8"}, ["--node-id", "7"]),
+    ],
+    ids=["cpus", "env and image", "another node"],
+)
+def test_create_of_a_refused_spec_has_only_read_and_says_what_it_always_said(
+    capsys: pytest.CaptureFixture[str],
+    fp: FakeProcess,
+    opened: list[list[str]],
+    tmp_path: Path,
+    changed: dict[str, Any],
+    extra: list[str],
+) -> None:
+    """The spec's names are enough to open create's read and watches before the rest of the
+    spec is validated (its rules, with decimal, are imported while they run): a refused spec
+    then ends the command with those reads killed, nothing else started, the same error as
+    validating it alone, and a -v log that names no kubectl command (none was taken)."""
+    from kubectl_adapter.contract.errors import InvalidInput
+    from kubectl_adapter.contract.naming import identity_labels, selector_string
+    from kubectl_adapter.contract.spec import parse_node_spec
+    from kubectl_adapter.contract.spec_input import read_document
+
+    spec = _spec_file(tmp_path, **changed)
+    with pytest.raises(InvalidInput) as refused:
+        parse_node_spec(read_document(str(spec)), extra[-1] if extra else None)
+    get = [*K, *commands.get_deployment("web-1")]
+    watches = commands.wait_watches("web-1", selector_string(identity_labels("42")))
+    fp.register(get, wait=60)
+    for watch in watches:
+        fp.register(["kubectl", "-n", "testns", *watch], wait=60)
+    code = cli.main(["-v", "-n", "testns", *extra, "create", "--spec", str(spec)])
+    out, log = capsys.readouterr()
+    assert (code, json.loads(out)) == (refused.value.exit_code, refused.value.to_json())
+    assert opened == [get]
+    started = [get, *(["kubectl", "-n", "testns", *watch] for watch in watches)]
+    assert [list(call) for call in fp.calls] == started
+    assert log.count("\n") == 1 and log.startswith("# kubectl-adapter -v ")  # its header only
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [{"hostname": "--all"}, {"hostname": "Web_1"}, {"containerId": "-1"}, {"containerId": True}],
+    ids=["a flag", "not a DNS label", "not a label value", "a boolean"],
+)
+def test_a_spec_whose_names_are_not_names_opens_nothing(
+    capsys: pytest.CaptureFixture[str],
+    fp: FakeProcess,
+    opened: list[list[str]],
+    tmp_path: Path,
+    changed: dict[str, Any],
+) -> None:
+    """Nothing unvalidated reaches kubectl's argv: without valid names nothing opens ahead,
+    and the refused spec runs no kubectl at all (fp fails on any unregistered call)."""
+    spec = _spec_file(tmp_path, **changed)
+    code, doc = _run(capsys, "-n", "testns", "create", "--spec", str(spec))
+    assert code == 2 and doc["error"]["type"] == "InvalidInput"
+    assert opened == [] and list(fp.calls) == []

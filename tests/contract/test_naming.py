@@ -24,6 +24,7 @@ from kubectl_adapter.contract.naming import (
     name_selector,
     parse_provider_id,
     selector_string,
+    spec_names,
     workload_labels,
 )
 
@@ -244,3 +245,50 @@ def test_selector_string_is_sorted() -> None:
 )
 def test_deployment_selector(deployment: dict[str, Any], selector: str) -> None:
     assert deployment_selector(deployment) == selector
+
+
+# What a spec's containerId and hostname may be in its JSON: names, near-names, other types.
+_ID_LIKE = st.one_of(
+    st.from_regex(r"[A-Za-z0-9][-A-Za-z0-9_.]{0,64}", fullmatch=True),
+    st.from_regex(r"[a-z0-9][-a-z0-9]{0,64}", fullmatch=True),
+    st.text(max_size=8),
+    st.integers(min_value=-(10**64), max_value=10**64),
+    st.sampled_from([10**63 - 1, 10**63, -1, 0, True, False, None, 1.0, 42.5, [], {}]),
+)
+
+
+@given(container_id=_ID_LIKE, hostname=_ID_LIKE, other=st.booleans())
+@example(container_id=42, hostname="web-1", other=False)
+@example(container_id=0, hostname="web-1", other=False)
+@example(container_id=True, hostname="web-1", other=False)
+@example(container_id=10**63 - 1, hostname="web-1", other=False)
+@example(container_id="42", hostname="Web_1", other=False)
+def test_spec_names_are_the_validated_spec_s_or_none(
+    container_id: Any, hostname: Any, other: bool
+) -> None:
+    """create's reads open ahead on these names: for a spec the rules accept they are its
+    names exactly (its read and watches are taken, not started twice), and whatever the
+    document holds, a name given is a valid one (nothing unvalidated reaches an argv)."""
+    from kubectl_adapter.contract.spec import parse_spec
+
+    document = {
+        "containerId": container_id,
+        "nodeId": "7",
+        "hostname": hostname,
+        "image": "nginx:latest" if not other else "",
+        "cpus": 1,
+        "memoryMb": 64,
+    }
+    names = spec_names(document)
+    if names is not None:
+        assert is_label_value(names.container_id) and is_dns1123_label(names.hostname)
+    try:
+        spec = parse_spec(document)
+    except InvalidInput:
+        return
+    assert names == (spec.container_id, spec.hostname)
+
+
+@pytest.mark.parametrize("document", [None, [], "spec", 42, {}, {"hostname": "web-1"}])
+def test_spec_names_of_a_document_without_both_names_is_none(document: Any) -> None:
+    assert spec_names(document) is None

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from kubectl_adapter.contract.errors import InvalidInput
-from kubectl_adapter.contract.spec import MAX_SPEC_DEPTH, load_spec, parse_spec
-from kubectl_adapter.contract.spec_input import MAX_SPEC_BYTES
+from kubectl_adapter.contract.spec import load_spec, parse_spec
+from kubectl_adapter.contract.spec_input import MAX_SPEC_BYTES, MAX_SPEC_DEPTH
 from tests.cost import child_cpu, grows_linearly
 
 from .helpers import ROOT, cli_argv, cli_env
