@@ -1,8 +1,8 @@
 """The one place that runs kubectl: each call decided, run, then checked.
 
 ``KubectlRunner.run`` is ``subprocess.run`` for kubectl: the call is decided once, before
-its process starts (``call.decide``), logged, run through the seam (``process``; ``watches``
-for a wait's watches at once), then turned into its result or its one typed error by
+its process starts (``call.decide``), logged, run through the seam (``process``; a wait's
+watches at once: ``together``), then turned into its result or its one typed error by
 ``classify`` over kubectl's log (``requests_log.read``). Nothing below calls back up here.
 With ``verbose`` each command is logged as bash to paste (``transcript``), its outcome as a
 comment, kubectl's own stderr from ``-vv``. Each kubectl runs in its own process group,
@@ -31,8 +31,8 @@ from .config import (
 from .process import Ended
 from .seam import Kubectl
 
-# classify, outcome, progress, requests_log, transcript: imported where used, after the first
-# kubectl starts.
+# classify, outcome, progress, requests_log, together, transcript: imported where used, after
+# the first kubectl starts.
 if TYPE_CHECKING:
     from subprocess import Popen
 
@@ -274,7 +274,7 @@ class KubectlRunner:
         except AdapterError:  # all of them or none: the wait starts its watches itself
             self._drop_watches()
 
-    def _take_watches(self, argvs: list[list[str]]) -> list[Popen[Any]]:
+    def take_watches(self, argvs: list[list[str]]) -> list[Popen[Any]]:
         opened = self._watches
         if opened is None or opened[0] != argvs or len(opened[1]) != len(argvs):
             return []
@@ -289,8 +289,7 @@ class KubectlRunner:
         return opened
 
     def close(self) -> None:
-        """Kill a read ``open_read`` (or watches ``open_watches``) started that no run took
-        (the command ended first)."""
+        """Kill what ``open_read``/``open_watches`` started that no run took (it ended first)."""
         opened, self._opened = self._opened, None
         if opened is not None:
             self.kubectl.stop(opened.proc)
@@ -339,62 +338,15 @@ class KubectlRunner:
         wait: Wait,
     ) -> WatchEnd:
         """Run several ``kubectl get … --watch`` at once for at most ``seconds``, their output
-        fed to ``watching`` as it comes (``watches.watch_together``).
+        fed to ``watching`` as it comes (``together``, imported once a wait runs). ``decided``
+        True: ``watching`` said the wait is over; False: the time passed. None: one kubectl
+        exited first (a watch the server closed, a dropped connection), and ``failure`` is its
+        error when it exited non-zero. The others are killed either way; watches ``watching``
+        stops for want of an answer raise as such a read would."""
+        from .together import watch_together
 
-        ``decided`` True: ``watching`` said the wait is over; False: the time passed. None:
-        one kubectl exited first (a watch the server closed, a dropped connection), and
-        ``failure`` is its error when it exited non-zero. The others are killed either way;
-        watches ``watching`` stops for want of an answer raise as such a read would."""
-        argvs = [self.argv(args, namespace=namespace, request_timeout=False) for args in commands]
-        verbose = int(self.config.verbose)
-        if verbose:
-            by_hand: list[str] | None = None
-            if wait.by_hand:
-                by_hand = self.argv(wait.by_hand, namespace=namespace, request_timeout=False)
-            from .transcript import watches
-
-            _log("%s", watches(argvs, wait, by_hand, kubectl_verbosity=verbose > 1))
-        remaining = self.remaining()
-        calls = [
-            decide(self.config, argv, args, remaining=remaining, timeout=seconds, watch=True)
-            for argv, args in zip(argvs, commands, strict=True)
-        ]
-        if calls[0].spent:
-            from .classify import deadline_reached
-
-            raise deadline_reached("before", calls[0])
-        began = monotonic()
-        from .watches import Unanswered
-
-        try:
-            ended, index, returncode, stderrs = self.kubectl.watch(
-                calls, watching, started=self._take_watches(argvs)
-            )
-        except Unanswered as silent:
-            from .classify import stopped_unanswered
-
-            raise stopped_unanswered(calls[silent.index], silent) from None
-        from .classify import classify, deadline_reached
-        from .outcome import WatchEnd
-
-        stderr = stderrs[index] if index >= 0 else "".join(stderrs)
-        if returncode:
-            _register_secrets(self.config)
-        if verbose:
-            from .transcript import kubectl_stderr, watched
-
-            _log("%s", watched(ended, returncode, monotonic() - began, stderr))
-            if verbose > 1 and stderr.strip():
-                _log("%s", kubectl_stderr(stderr))
-        if ended is False and calls[0].cut:
-            raise deadline_reached("during", calls[0])
-        if ended is not None or not returncode:
-            return WatchEnd(ended, None)
-        from .requests_log import read as read_log
-
-        error = classify(calls[index], Ended(returncode, "", stderr), read_log(stderr))
-        assert isinstance(error, AdapterError)  # it exited non-zero
-        return WatchEnd(None, error)
+        return watch_together(self, commands, watching, namespace=namespace, seconds=seconds,
+                              wait=wait)  # fmt: skip
 
     def stream_call(
         self, args: Sequence[str], *, namespace: str | None, seconds: float, first: bool = True
