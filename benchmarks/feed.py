@@ -201,6 +201,9 @@ def feed(setup: Setup, seconds: float, rest_only: bool = False) -> dict[str, Any
             event = json.loads(raw)
             if event.get("type") == "SYNCED":
                 synced.set()
+            elif "error" in event:  # the feed ended: say why, not a silent wait
+                print(f"the feed ended: {json.dumps(event)}", file=sys.stderr, flush=True)
+                synced.set()
             elif event.get("snapshot"):
                 snapshot = event["snapshot"]
                 seen.append((time.monotonic(), snapshot["name"], snapshot["replicas"]))
