@@ -114,14 +114,6 @@ def access_reviews() -> list[str]:
     return ["create", "-f", "-", "-o", "json"]
 
 
-def feed_access_reviews() -> list[str]:
-    """The live feed's question before its first line (``operations/feed_checks``):
-    ``access_reviews`` without client-side validation (its OpenAPI fetch is one more request
-    an API gone silent would leave unanswered, for objects the API server validates anyway),
-    logging its requests, so that a silent API stops it as fast as a read."""
-    return [*access_reviews(), "--validate=false", REQUESTS]
-
-
 def workload(selector: str) -> list[str]:
     """The Deployment with its ReplicaSets and Pods."""
     return [
@@ -337,11 +329,18 @@ def restore(name: str, patch: str) -> list[str]:
     ]
 
 
+# The pages of a feed's watch's first list (kubectl's default: 500): the heap one page takes
+# to decode, in kubectl and in the adapter, is what the long-lived feed grew to and may keep
+# (issue 42).
+FEED_PAGE = "--chunk-size=100"
+
+
 def watch_kind(kind: str, selector: str, *, all_namespaces: bool = False) -> list[str]:
     """One of the live feed's watches (``list -w``, ``status -w``): ``kind`` by ``selector``."""
     scope = [ALL_NAMESPACES] if all_namespaces else []
     return ["get", kind, *scope, "-l", selector, "--watch", "-o", "json", "--output-watch-events",
-            *([SHOW_MANAGED_FIELDS] if kind == "deployments" else []), WATCH_LOG]  # fmt: skip
+            *([SHOW_MANAGED_FIELDS] if kind == "deployments" else []), FEED_PAGE,
+            WATCH_LOG]  # fmt: skip
 
 
 def named_within(selector: str, names: Sequence[str]) -> str:

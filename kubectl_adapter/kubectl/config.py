@@ -166,19 +166,31 @@ def kubeconfig_missing(config: ClusterConfig) -> bool:
 NO_HOME = "/nonexistent"
 
 
-def kubectl_environment() -> dict[str, str] | None:
+# A kubectl that lives as long as the live feed (its watch of the Deployments, for hours):
+# Go's collector keeps the heap its first list grew to (the pages of every object, long
+# since printed) resident unless a memory limit asks it to collect and give it back. A soft
+# limit: it changes when Go collects, never what kubectl does or prints. Not when the
+# person running the adapter set Go's collector themselves.
+LEAN_GO = {"GOMEMLIMIT": "16MiB"}
+GO_COLLECTOR = ("GOGC", "GOMEMLIMIT")
+
+
+def kubectl_environment(lean: bool = False) -> dict[str, str] | None:
     """kubectl's environment: ours (``None``), unless kubectl would fail on
-    ``$HOME/.kube/config`` before reading the kubeconfig it was given."""
+    ``$HOME/.kube/config`` before reading the kubeconfig it was given; ``lean``: a
+    long-lived watch, with ``LEAN_GO``."""
     home = os.environ.get("HOME")
-    if home is None:
-        return None
-    try:
-        os.stat(os.path.join(home, ".kube", "config"))
-    except FileNotFoundError:
-        return None
-    except OSError:
-        return {**os.environ, "HOME": NO_HOME}
-    return None
+    changes: dict[str, str] = {}
+    if lean and not any(name in os.environ for name in GO_COLLECTOR):
+        changes.update(LEAN_GO)
+    if home is not None:
+        try:
+            os.stat(os.path.join(home, ".kube", "config"))
+        except FileNotFoundError:
+            pass
+        except OSError:
+            changes["HOME"] = NO_HOME
+    return {**os.environ, **changes} if changes else None
 
 
 def _servergroups(discovery: str) -> list[str]:

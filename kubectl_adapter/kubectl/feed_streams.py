@@ -88,7 +88,7 @@ class FeedStreams:
         self.stop(key)
         call = self.runner.stream_call(args, namespace=namespace, seconds=seconds, first=first)
         with deferred():  # a signal now still finds the process in ``streams`` to kill
-            proc = spawn(list(call.argv), False, False)
+            proc = spawn(list(call.argv), False, False, lean=True)
             self.serial += 1
             self.streams[key] = _Stream(call, proc, self.serial)
 

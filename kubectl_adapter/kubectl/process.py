@@ -53,8 +53,11 @@ class Ended(NamedTuple):
     unanswered: bool = False
 
 
-def spawn(argv: list[str], has_stdin: bool, stream: bool) -> subprocess.Popen[Any]:
-    """Start kubectl in its own process group; a kubectl that cannot run is configuration."""
+def spawn(
+    argv: list[str], has_stdin: bool, stream: bool, *, lean: bool = False
+) -> subprocess.Popen[Any]:
+    """Start kubectl in its own process group; a kubectl that cannot run is configuration.
+    ``lean``: one that lives as long as the live feed (``config.kubectl_environment``)."""
     try:
         return subprocess.Popen(
             argv,
@@ -71,7 +74,7 @@ def spawn(argv: list[str], has_stdin: bool, stream: bool) -> subprocess.Popen[An
             start_new_session=True,
             # And it dies with us even when we are SIGKILLed (Linux: ``lifetime``).
             preexec_fn=dies_with_us(),
-            env=kubectl_environment(),
+            env=kubectl_environment(lean),
         )
     except FileNotFoundError:
         raise ConfigurationError(

@@ -1,18 +1,20 @@
 """``list --watch`` and ``status --watch``: a live feed of snapshots, one per change.
 
-One kubectl watches the Deployments; once its first list is complete the ReplicaSets and
-Pods are read once, as ``list`` reads them (``listing.list_objects``: the Deployments are
-listed once, by the watch, so the first sync costs what a ``list`` costs). A workload's Pods
-and ReplicaSets are watched only while it is in motion (``rules.settled``): a settled
-workload (running or offline, nothing rolling out or terminating) leaves that state only
-through its Deployment's own status, so at rest the feed is one kubectl. Once a Deployment
-says it moves, its Pods and ReplicaSets are watched by its name label (the names of every
-workload in motion in one selector, the feed's whole selector past ``NAMED_AT_MOST``),
+Three kubectl watch the Deployments, ReplicaSets and Pods from the start, by the feed's
+whole selector: their first lists are ``list``'s read (each object listed once), and the API
+server answering their watch requests proves, before the first line, that the feed may watch
+what it will watch for hours. Once all three have listed, who is at rest is judged. A
+workload's Pods and ReplicaSets are watched only while it is in motion (``rules.settled``): a
+settled workload (running or offline, nothing rolling out or terminating) leaves that state
+only through its Deployment's own status, so at rest the feed is one kubectl. Once a
+Deployment says it moves, its Pods and ReplicaSets are watched by its name label (the names
+of every workload in motion in one selector, the whole selector past ``NAMED_AT_MOST``),
 until it and its Pods are at rest again. Snapshots are rebuilt with ``list``'s rules
 (``rules.snapshots``) and given only when they differ from the last one given; ``SYNCED``
 once every watch running has listed (the first time, and after a broken watch's new list).
 Whatever fails before the first line is said by ``list``'s own read, run then: the feed
-fails as ``list`` fails, with the same document.
+fails as ``list`` fails, with the same document (lists that found nothing: ``list``'s look
+at the namespace).
 
 A watch that breaks is started again (at once, then 0.5, 1, 2 s apart while it fails): it
 lists first, and what it lists is compared with what the feed knows, so a change made
@@ -39,15 +41,13 @@ from ..kubectl.feed_streams import ENDED, LISTED, Event, FeedStreams
 from ..kubectl.runner import KubectlRunner
 from ..rules.settled import deployment_at_rest, settled
 from ..rules.snapshots import placeholder_document
-from .feed_checks import check_feed_permissions
 from .feed_objects import DEPLOYMENTS, PODS, REPLICASETS, Objects, uid_of
-from .listing import list_objects
+from .listing import list_objects, require_namespace
 from .resume import RESUME_DELAYS  # the waits' policy: one for every broken watch
 
 __all__ = ["QUIET", "UNREACHABLE", "Feed", "watch_snapshots"]
 
 Document = dict[str, Any]
-Objects3 = tuple[list[Document], list[Document], list[Document]]
 # (event, snapshot document): "ADDED" | "MODIFIED" | "DELETED", or ("SYNCED", None).
 Feed = Callable[[str, Document | None], None]
 
@@ -80,10 +80,10 @@ class _Feed:
         all_namespaces: bool,
         only: ProviderId | None,
         read: Callable[[], object],
-        first_read: Callable[[], Objects3],
+        look: Callable[[], object],
     ) -> None:
         self.runner, self.streams, self.feed, self.read = runner, streams, feed, read
-        self.first_read = first_read
+        self.look = look  # list's look at the namespace, when the first lists found nothing
         self.namespace, self.selector, self.all_namespaces = namespace, selector, all_namespaces
         self.only = only
         self.objects = Objects()
@@ -91,11 +91,12 @@ class _Feed:
         self.pids: dict[str, str] = {}  # Deployment uid -> provider ID
         self.moving: set[str] = set()  # Deployment uids whose Pods and ReplicaSets count
         self.covered: set[str] = set()  # ... that the running Pods/RS watches pick
+        self.everyone = True  # ... those watches pick the whole selector (the first lists)
         self.listed = {kind: False for kind in KINDS}
         self.relisted: dict[str, set[str]] = {kind: set() for kind in KINDS}
         self.owe_sync = True
         self.synced = False  # the first SYNCED was given: every change is given as it comes
-        self.first = True  # the Deployments' first list is still to come
+        self.first = True  # the three watches' first lists are still to come
         self.judged: dict[str, Document] = {}  # snapshots built to judge the first list
         self.restart_at: dict[str, float] = {}
         self.failed: dict[str, int] = {kind: 0 for kind in KINDS}
@@ -108,7 +109,7 @@ class _Feed:
 
     def start(self, kind: str, *, first: bool = True) -> None:
         selector = self.selector
-        if kind != "deployments":
+        if kind != "deployments" and not self.everyone:
             names = {self._name(uid) for uid in self.covered}
             if "" not in names and len(names) <= NAMED_AT_MOST:
                 selector = commands.named_within(selector, sorted(names))
@@ -124,19 +125,26 @@ class _Feed:
         template = (deployment.get("spec") or {}).get("template") or {}
         return str(((template.get("metadata") or {}).get("labels") or {}).get(NAME_LABEL) or "")
 
+    def watched(self) -> set[str]:
+        """The Deployments whose Pods and ReplicaSets the running watches pick."""
+        return set(self.objects.kinds[DEPLOYMENTS]) if self.everyone else self.covered
+
     def retarget(self) -> None:
         """Watch the Pods and ReplicaSets of exactly the workloads in motion: none, once
-        every workload is at rest; started again when one starts to move."""
+        every workload is at rest; started again when one starts to move. (The first lists'
+        watches of every workload run on until none moves.)"""
+        if self.first:
+            return
         self.moving &= set(self.objects.kinds[DEPLOYMENTS])
         if not self.moving:
-            if self.covered or self.streams.running("pods"):
-                self.covered = set()
+            if self.covered or self.everyone or self.streams.running("pods"):
+                self.covered, self.everyone = set(), False
                 for kind in ("replicasets", "pods"):
                     self.streams.stop(kind)
                     self.restart_at.pop(kind, None)
                     self.listed[kind] = False
             return
-        if self.moving <= self.covered:
+        if self.everyone or self.moving <= self.covered:
             return
         self.covered = set(self.moving)
         for kind in ("replicasets", "pods"):
@@ -161,8 +169,6 @@ class _Feed:
             if not self.listed[kind]:
                 self.relisted[kind].add(uid_of(obj))
             touched |= self.objects.seen(index, event.kind, obj)
-        if not self.synced and self.listed["deployments"]:
-            self.moving |= touched  # changed since the first read: its Pods are read again
         if self.synced:
             for uid in sorted(touched):
                 self._give(uid)
@@ -171,38 +177,36 @@ class _Feed:
 
     def _listed(self, kind: str, index: int) -> None:
         """A watch's list is complete: what it no longer shows went while it was not
-        watching; the first time, the feed is whole once the Pods' watches listed too."""
+        watching; the first time, the feed is whole once all three watches have listed."""
         shown = self.relisted[kind]
         if kind == "deployments":
             for uid in sorted(set(self.objects.kinds[DEPLOYMENTS]) - shown):
                 self.objects.seen(DEPLOYMENTS, "DELETED", self.objects.kinds[DEPLOYMENTS][uid])
-            if self.first:  # the first list: the Pods' read, and who is at rest
-                self.first = False
-                self._first_judged()
         else:
             kept_rs = shown if index == REPLICASETS else set(self.objects.kinds[REPLICASETS])
             kept_pods = shown if index == PODS else set(self.objects.kinds[PODS])
-            for uid in sorted(self.covered):
+            for uid in sorted(self.watched()):
                 self.objects.forget_children(uid, kept_rs, kept_pods)
+        if self.first:
+            if not all(self.listed.values()):
+                return
+            self.first = False  # all three have listed: who is at rest
+            self._first_judged()
         self.retarget()
         if self.owe_sync and self.whole():
             self._sync()
         elif self.synced and kind != "deployments":
-            for uid in sorted(self.covered):
+            for uid in sorted(self.watched()):
                 self._give(uid)
 
     def _first_judged(self) -> None:
-        """The Deployments' watch has listed: now the ReplicaSets and Pods, read once (read
-        after that list, so a Pod changed since is a change of its Deployment the watch
-        gives). A workload is at rest when its Deployment and those Pods say so."""
-        try:
-            _, replicasets, pods = self.first_read()
-        except AdapterError as failure:
-            self.before_first_line(failure)
-        self.alive = monotonic()
-        for index, objects in ((REPLICASETS, replicasets), (PODS, pods)):
-            for obj in objects:
-                self.objects.seen(index, "ADDED", obj)
+        """All three watches have listed: a workload is at rest when its Deployment and its
+        Pods say so. Lists that found nothing: does the namespace exist (``list``'s look)?"""
+        if not any(self.objects.kinds):
+            try:
+                self.look()
+            except AdapterError as failure:
+                self.before_first_line(failure)
         for uid, deployment in self.objects.kinds[DEPLOYMENTS].items():
             if not deployment_at_rest(deployment):
                 self.moving.add(uid)
@@ -240,7 +244,7 @@ class _Feed:
         for kind, at in sorted(self.restart_at.items()):
             if at <= now:
                 del self.restart_at[kind]
-                if kind == "deployments" or self.covered:
+                if kind == "deployments" or self.covered or self.everyone:
                     self.start(kind, first=False)
 
     def probe(self) -> None:
@@ -317,7 +321,7 @@ class _Feed:
             if not deployment_at_rest(deployment) or status not in ("running", "offline"):
                 self.moving.add(uid)
             return
-        listed = self.listed["replicasets"] and self.listed["pods"] and uid in self.covered
+        listed = self.listed["replicasets"] and self.listed["pods"] and uid in self.watched()
         if listed and settled(deployment, self.objects.owned_pods(uid), status):
             self.moving.discard(uid)
 
@@ -370,22 +374,20 @@ def watch_snapshots(
     whole = commands.workloads_selector(node_id, selector)
     streams = FeedStreams(runner)
 
-    def read(kinds: str = "deployments,replicasets,pods") -> Objects3:
+    def read() -> object:
         return list_objects(
             runner, namespace or "", node_id, selector, all_namespaces=all_namespaces,
-            namespace_must_exist=only is None, kinds=kinds,
+            namespace_must_exist=only is None,
         )  # fmt: skip
 
+    def look() -> None:
+        if only is None and not all_namespaces:
+            require_namespace(runner, namespace or "")
+
     try:
-        state = _Feed(
-            runner, streams, feed, namespace, whole, all_namespaces, only, read,
-            lambda: read("replicasets,pods"),
-        )  # fmt: skip
-        state.start("deployments")
-        try:  # while the Deployments' watch lists
-            check_feed_permissions(runner, namespace, "status --watch" if only else "list --watch")
-        except AdapterError as failure:
-            state.before_first_line(failure)
+        state = _Feed(runner, streams, feed, namespace, whole, all_namespaces, only, read, look)
+        for kind in KINDS:
+            state.start(kind)
         while True:
             for event in streams.events(state.wake_in()):
                 if streams.current(event):

@@ -470,40 +470,38 @@ class Api:
         r = req.route
         assert r.info is not None
         pred = self.list_filter(req)
-        with self.store.lock:
-            items = [
-                _strip_type(o)
-                for o in self.store.list(r.info.resource, r.namespace or None)
-                if pred(o)
-            ]
-            rv = str(self.store.rv)
         # Pages as kubectl asks for them (``limit=500``, then ``continue``): the token holds the
         # first page's resourceVersion and the key (namespace/name, the store's order) of the
         # last item sent, opaque to kubectl, which only sends it back. Every page says the first
         # page's resourceVersion, as an API server's pages of one list do: kubectl watches from
         # it only when all its pages agree (otherwise it watches from "", and the watch replays
         # every object). Continuing after a key, not an offset, keeps a write between two
-        # pages from repeating or skipping an item that was there all along.
+        # pages from repeating or skipping an item that was there all along. Only the page's
+        # objects are copied, under the store's lock (as an API server reads one page from
+        # etcd): a list in small pages does not cost a copy of every object per page.
         limit = int(req.query.get("limit") or 0)
         token = req.query.get("continue") or ""
+        after_key: tuple[str, str] | None = None
         if token:
             first_rv, _, after = token.partition(":")
             after_ns, slash, after_name = after.partition("/")
             if not first_rv.isdigit() or not slash:
                 raise ApiError(bad_request(f"invalid continue token: {token!r}"))
-            rv = first_rv
-            items = [
+            after_key = (after_ns, after_name)
+        with self.store.lock:
+            found = [
                 o
-                for o in items
-                if (o["metadata"].get("namespace", ""), o["metadata"]["name"])
-                > (after_ns, after_name)
+                for o in self.store.raw_list(r.info.resource, r.namespace or None)
+                if (after_key is None or _key(o) > after_key) and pred(o)
             ]
-        metadata: dict[str, Any] = {"resourceVersion": rv}
-        if 0 < limit < len(items):
-            last = items[limit - 1]["metadata"]
-            metadata["continue"] = f"{rv}:{last.get('namespace', '')}/{last['name']}"
-            metadata["remainingItemCount"] = len(items) - limit
-            items = items[:limit]
+            rv = first_rv if token else str(self.store.rv)
+            metadata: dict[str, Any] = {"resourceVersion": rv}
+            if 0 < limit < len(found):
+                last = found[limit - 1]["metadata"]
+                metadata["continue"] = f"{rv}:{last.get('namespace', '')}/{last['name']}"
+                metadata["remainingItemCount"] = len(found) - limit
+                found = found[:limit]
+            items = [_strip_type(copy.deepcopy(o)) for o in found]
         return (
             200,
             {
@@ -999,6 +997,11 @@ def _drop_empty(d: Any) -> Any:
     if isinstance(d, dict):
         return {k: _drop_empty(v) for k, v in d.items() if v not in ("", None, {}, [])}
     return d
+
+
+def _key(obj: dict[str, Any]) -> tuple[str, str]:
+    """An object's place in the store's order (``store.raw_list``)."""
+    return obj["metadata"].get("namespace", ""), obj["metadata"]["name"]
 
 
 def _strip_type(obj: dict[str, Any]) -> dict[str, Any]:

@@ -386,10 +386,10 @@ class Handler(BaseHTTPRequestHandler):
                     return
                 if cut == CLOSE:
                     break
-                with store.cond:
+                with store.log_cond:  # not the store's lock: see ``Store.log_cond``
                     evs = store.events_after(cursor) or []
                     if not evs:
-                        store.cond.wait(min(0.5, max(0.0, deadline - time.monotonic())))
+                        store.log_cond.wait(min(0.5, max(0.0, deadline - time.monotonic())))
                         evs = store.events_after(cursor) or []
                 for ev in evs:
                     cursor = ev.rv

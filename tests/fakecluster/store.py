@@ -47,6 +47,10 @@ class Store:
         self._incarnations: dict[Key, int] = {}
         self.lock = threading.RLock()
         self.cond = threading.Condition(self.lock)
+        # The watch log has a lock of its own (taken after ``lock``, never before it): a watch
+        # sends an event as soon as it is logged, as an API server's watch cache does, not
+        # once the controllers' pass (which holds ``lock``) lets go. Its events are copies.
+        self.log_cond = threading.Condition(threading.RLock())
         self._rv = 1000
         self._objects: dict[str, dict[tuple[str, str], dict[str, Any]]] = {}
         self._own: dict[Key, Ownership] = {}
@@ -97,13 +101,15 @@ class Store:
 
     def _emit(self, etype: str, resource: str, obj: dict[str, Any], prev: dict[str, Any] | None):
         ev = WatchEvent(self._rv, etype, resource, obj["metadata"].get("namespace", ""), obj, prev)
-        self._log.append(ev)
-        self._log_rvs.append(ev.rv)
-        if len(self._log) > _LOG_MAX:
-            cut = len(self._log) - _LOG_MAX // 2
-            self._floor = self._log_rvs[cut - 1]
-            del self._log[:cut]
-            del self._log_rvs[:cut]
+        with self.log_cond:
+            self._log.append(ev)
+            self._log_rvs.append(ev.rv)
+            if len(self._log) > _LOG_MAX:
+                cut = len(self._log) - _LOG_MAX // 2
+                self._floor = self._log_rvs[cut - 1]
+                del self._log[:cut]
+                del self._log_rvs[:cut]
+            self.log_cond.notify_all()
         self.cond.notify_all()
 
     def _render_fields(self, resource: str, obj: dict[str, Any]) -> None:
@@ -205,14 +211,17 @@ class Store:
             return copy.deepcopy(gone)
 
     def touch(self) -> None:
-        """Wake everybody waiting on ``cond`` (e.g. after a fault-injection change)."""
+        """Wake everybody waiting on ``cond`` or ``log_cond`` (e.g. after a fault-injection
+        change)."""
         with self.lock:
             self.cond.notify_all()
+        with self.log_cond:
+            self.log_cond.notify_all()
 
     # -- watch log ---------------------------------------------------------
     def events_after(self, rv: int) -> list[WatchEvent] | None:
         """Events with resourceVersion > rv, or None if rv is older than the log."""
-        with self.lock:
+        with self.log_cond:
             if rv < self._floor:
                 return None
             i = bisect.bisect_right(self._log_rvs, rv)
@@ -227,6 +236,8 @@ class Store:
         with self.lock:
             self.closed = True
             self.cond.notify_all()
+        with self.log_cond:
+            self.log_cond.notify_all()
 
 
 _META_ORDER = (

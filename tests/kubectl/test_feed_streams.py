@@ -10,8 +10,10 @@ import os
 from pathlib import Path
 from time import monotonic
 
+import pytest
+
 from kubectl_adapter.contract.errors import Forbidden
-from kubectl_adapter.kubectl.config import ClusterConfig
+from kubectl_adapter.kubectl.config import LEAN_GO, ClusterConfig
 from kubectl_adapter.kubectl.feed_streams import ENDED, LISTED, OBJECTS, Event, FeedStreams
 from kubectl_adapter.kubectl.runner import KubectlRunner
 from tests.k8s_objects import deployment
@@ -86,3 +88,28 @@ def test_a_watch_that_lives_out_its_bound_ends_without_a_failure(tmp_path: Path)
     finally:
         streams.close()
     assert [(e.what, e.failure) for e in found] == [(ENDED, None)]
+
+
+def test_the_feed_s_watch_runs_with_a_go_memory_limit_unless_one_is_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A watch that lives as long as the feed gives back its first list's heap (issue 42:
+    kubectl held 116 MiB at rest at 1,000 workloads, 48 with the limit); a person's own
+    setting of Go's collector is theirs."""
+    seen = tmp_path / "env"
+    kubectl = _kubectl(
+        tmp_path, f"echo \"$GOMEMLIMIT/$GOGC\" >> {seen}\necho '{LISTED_LINE}' >&2\nexec sleep 60"
+    )
+    runner = KubectlRunner(ClusterConfig(kubectl=kubectl, namespace="testns"))
+    monkeypatch.delenv("GOMEMLIMIT", raising=False)
+    monkeypatch.delenv("GOGC", raising=False)
+    for own in ({}, {"GOGC": "200"}):
+        for name, value in own.items():
+            monkeypatch.setenv(name, value)
+        streams = FeedStreams(runner)
+        streams.start("deployments", ["get", "deployments", "--watch"], namespace=None, seconds=60)
+        try:
+            _events(streams, LISTED)
+        finally:
+            streams.close()
+    assert seen.read_text().split() == [f"{LEAN_GO['GOMEMLIMIT']}/", "/200"]

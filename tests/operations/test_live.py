@@ -1,5 +1,6 @@
-"""``list -w``'s feed (``operations.live``): the first read and the Deployments' watch make the
-first list; a workload's Pods and ReplicaSets are watched only while it moves; a snapshot per
+"""``list -w``'s feed (``operations.live``): the three watches' first lists make the first
+list (and prove, before the first line, that the feed may watch Pods and ReplicaSets); a
+workload's Pods and ReplicaSets are watched only while it moves; a snapshot per
 workload whose objects changed, only when it differs from the last one given; a resumed watch
 gives what changed meanwhile and nothing else. Driven with the events ``FeedStreams`` gives,
 through a stand-in for it (the seam the feed runs its watches through), no process."""
@@ -62,21 +63,21 @@ def _feed(only: ProviderId | None = None) -> tuple[_Feed, Feed, Streams]:
     runner = cast(KubectlRunner, SimpleNamespace(config=SimpleNamespace(request_timeout=10.0)))
     state = _Feed(
         runner, cast(FeedStreams, streams), feed, "testns", "sel", False, only,
-        lambda: None, lambda: ([], [], []),
+        lambda: None, lambda: None,
     )  # fmt: skip
-    state.start("deployments")
+    for kind in ("deployments", "replicasets", "pods"):
+        state.start(kind)
     return state, feed, streams
 
 
-def _first(state: _Feed, objects: list[Document], watched: list[Document] | None = None) -> None:
-    """The Deployments' watch lists ``watched`` (those of ``objects`` unless given), then
-    the first read gives the ReplicaSets and Pods of ``objects``."""
+def _first(state: _Feed, objects: list[Document]) -> None:
+    """The three watches list ``objects`` (the Pods' first, as a loaded kubectl may)."""
     deployments, replicasets, pods = split_kinds(objects)
-    state.first_read = lambda: ([], replicasets, pods)
-    listed = deployments if watched is None else watched
-    state.handle(Event("deployments", 1, OBJECTS, "ADDED", tuple(listed)))
-    state.handle(Event("deployments", 1, LISTED))
-    state.retarget()
+    for key, listed in (("pods", pods), ("replicasets", replicasets), ("deployments", deployments)):
+        if listed:
+            state.handle(Event(key, 1, OBJECTS, "ADDED", tuple(listed)))
+        state.handle(Event(key, 1, LISTED))
+        state.retarget()
 
 
 def _say(state: _Feed, key: str, kind: str, *objects: Document) -> None:
@@ -87,6 +88,7 @@ def _say(state: _Feed, key: str, kind: str, *objects: Document) -> None:
 def test_at_rest_the_first_list_is_list_s_and_only_deployments_are_watched() -> None:
     state, feed, streams = _feed()
     one, two = _workload("web-1", "u1"), _workload("web-2", "u2")
+    assert streams.selectors == {"deployments": "sel", "replicasets": "sel", "pods": "sel"}
     _first(state, [*one, *two])
     assert feed.events == [
         ("ADDED", "testns/web-1", "running"),
@@ -125,19 +127,18 @@ def test_a_workload_that_moves_has_its_pods_watched_until_it_rests_again() -> No
     assert streams.selectors == {"deployments": "sel"}  # at rest again: one kubectl
 
 
-def test_a_workload_the_first_read_finds_in_motion_is_watched_with_its_pods() -> None:
+def test_a_workload_the_first_lists_find_in_motion_keeps_its_pods_watched() -> None:
     state, feed, streams = _feed()
     one, two = _workload("web-1", "u1"), _workload("web-2", "u2")
     starting = pod(one[1], "aaaaa", ready=False, phase="Pending", ip=None)
     _first(state, [one[0], one[1], starting, *two])
-    assert feed.events == []  # not whole until its Pods' watch listed
-    assert streams.selectors["pods"] == f"sel,{NAME} in (web-1)"
-    for key, obj in (("replicasets", one[1]), ("pods", one[2])):
-        _say(state, key, "ADDED", obj)
-        state.handle(Event(key, 1, LISTED))
     assert feed.events[-1] == ("SYNCED", None, None)
-    assert state.given["testns/web-1"]["podIp"] == "10.244.0.9"  # the Pod the watch listed
-    state.retarget()
+    assert state.given["testns/web-1"]["podIp"] is None  # its Pod, still Pending
+    assert streams.selectors["pods"] == "sel"  # the first lists' watches run on
+    assert streams.starts.count("pods") == 1  # not listed again for it
+    _say(state, "pods", "MODIFIED", one[2])
+    assert feed.events[-1] == ("MODIFIED", "testns/web-1", "running")
+    assert state.given["testns/web-1"]["podIp"] == "10.244.0.9"  # the Pod the watch gave
     assert streams.selectors == {"deployments": "sel"}
 
 

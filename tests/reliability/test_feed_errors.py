@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import ROOT, Cluster
-from tests.e2e.test_rbac import identity, manifest
+from tests.e2e.test_rbac import Permission, identity, manifest, role_without
 
 # A feed that wrongly goes on is stopped here (its error must come at once, as list's does).
 FEED_BOUND = 60.0
@@ -152,3 +152,32 @@ def test_the_namespaced_role_still_lets_the_feed_run(
         if proc.stdout is not None:
             proc.stdout.close()
     assert manifest("role.yaml", cluster.namespace)
+
+
+@pytest.mark.parametrize("resource", ["pods", "replicasets"])
+def test_a_role_that_may_not_watch_what_the_feed_watches_later_is_refused_before_the_first_line(
+    cluster: Cluster, setups: dict[str, Callable[[], list[str]]], resource: str, tmp_path: Path
+) -> None:
+    """At rest the feed watches Deployments alone; a Role without ``watch`` on Pods or
+    ReplicaSets would end it hours later, when a workload first moves. Its first lists are
+    watches of all three, so the API server refuses it before the first line: Forbidden,
+    typed as any kubectl refusal, with no process of its own asking (no
+    SelfSubjectAccessReview: issue 42)."""
+    fake = cluster.require_fake()
+    sa = identity(cluster, cluster.namespace)
+    group = "apps" if resource == "replicasets" else ""
+    sa.apply_rbac(role_without(Permission("watch", group, resource), cluster.namespace))
+    began = len(fake.requests)
+    try:
+        code, out, _ = _run(
+            cluster, [*setups["sa"](), "--cache-dir", str(tmp_path / "c"), "list", "-w"]
+        )
+    finally:
+        sa.apply_rbac()
+    lines = out.splitlines()
+    assert len(lines) == 1, out  # nothing before the error
+    error = json.loads(lines[0])["error"]
+    assert (code, error["type"]) == (5, "Forbidden"), out
+    assert f'cannot watch resource "{resource}"' in error["message"], out
+    asked = [r.path for r in fake.requests[began:] if "accessreview" in r.path]
+    assert asked == []
