@@ -170,9 +170,9 @@ NO_HOME = "/nonexistent"
 # Go's collector keeps the heap its first list grew to (the pages of every object, long
 # since printed) resident unless a memory limit asks it to collect and give it back. A soft
 # limit: it changes when Go collects, never what kubectl does or prints. Not when the
-# person running the adapter set Go's collector themselves.
+# person running the adapter set a limit themselves; a GOGC of theirs composes with it (Go
+# collects at whichever comes first), so theirs is kept and the limit still applies.
 LEAN_GO = {"GOMEMLIMIT": "16MiB"}
-GO_COLLECTOR = ("GOGC", "GOMEMLIMIT")
 
 
 def kubectl_environment(lean: bool = False) -> dict[str, str] | None:
@@ -181,7 +181,7 @@ def kubectl_environment(lean: bool = False) -> dict[str, str] | None:
     long-lived watch, with ``LEAN_GO``."""
     home = os.environ.get("HOME")
     changes: dict[str, str] = {}
-    if lean and not any(name in os.environ for name in GO_COLLECTOR):
+    if lean and "GOMEMLIMIT" not in os.environ:
         changes.update(LEAN_GO)
     if home is not None:
         try:

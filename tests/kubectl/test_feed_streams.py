@@ -95,7 +95,7 @@ def test_the_feed_s_watch_runs_with_a_go_memory_limit_unless_one_is_set(
 ) -> None:
     """A watch that lives as long as the feed gives back its first list's heap (issue 42:
     kubectl held 116 MiB at rest at 1,000 workloads, 48 with the limit); a person's own
-    setting of Go's collector is theirs."""
+    limit is theirs, and their GOGC is kept beside ours (the suite sets GOGC=400)."""
     seen = tmp_path / "env"
     kubectl = _kubectl(
         tmp_path, f"echo \"$GOMEMLIMIT/$GOGC\" >> {seen}\necho '{LISTED_LINE}' >&2\nexec sleep 60"
@@ -103,7 +103,7 @@ def test_the_feed_s_watch_runs_with_a_go_memory_limit_unless_one_is_set(
     runner = KubectlRunner(ClusterConfig(kubectl=kubectl, namespace="testns"))
     monkeypatch.delenv("GOMEMLIMIT", raising=False)
     monkeypatch.delenv("GOGC", raising=False)
-    for own in ({}, {"GOGC": "200"}):
+    for own in ({}, {"GOGC": "200"}, {"GOMEMLIMIT": "1GiB"}):
         for name, value in own.items():
             monkeypatch.setenv(name, value)
         streams = FeedStreams(runner)
@@ -112,4 +112,5 @@ def test_the_feed_s_watch_runs_with_a_go_memory_limit_unless_one_is_set(
             _events(streams, LISTED)
         finally:
             streams.close()
-    assert seen.read_text().split() == [f"{LEAN_GO['GOMEMLIMIT']}/", "/200"]
+    lean = LEAN_GO["GOMEMLIMIT"]
+    assert seen.read_text().split() == [f"{lean}/", f"{lean}/200", "1GiB/200"]
