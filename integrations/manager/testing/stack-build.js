@@ -4,7 +4,8 @@
 // unchanged tree: the client type-checks and builds with Manager's own script (`npm run
 // client:build`: `tsc -b && vite build`, from a clean dist/ and no tsbuildinfo, so every step is
 // type-checked whole), then Manager's own server.js starts on a sqlite file of its own (its
-// migrations run), listens, serves the built client at `/` and answers `/api/v1/nodes`, and
+// migrations run), listens, serves the built client at `/`, answers `/api/v1/health` and a
+// site's nodes (401 without a session), and
 // stops on SIGTERM. The server has no build step of its own (plain CommonJS); server.js
 // requiring every router is its check. One build at a time.
 //
@@ -32,6 +33,8 @@ const LISTEN_MS = 90_000;
 const REQUEST_MS = 15_000;
 const STOP_MS = 15_000;
 const PRELOAD = path.join(__dirname, 'server-port.js');
+const HEALTH = '/api/v1/health';
+const NODES = '/api/v1/sites/1/nodes';
 
 /** The client's build from nothing: Manager's `client:build` script, timed, its log kept. */
 function build(app, logFile) {
@@ -66,19 +69,24 @@ function get(port, urlPath) {
   });
 }
 
-/** Whether `/` is the built client and `/api/v1/nodes` the v1 router (unauthenticated: 401, JSON). */
-function judgePages(root, api) {
+/**
+ * Whether `/` is the built client, `/api/v1/health` the v1 router's JSON 200 and a site's nodes
+ * (the route the change list edits) its JSON 401 without a session. An unknown path under /api
+ * is Swagger UI's HTML 200, so a JSON answer is required.
+ */
+function judgePages(root, health, api) {
   const problems = [];
   if (root.error || root.status !== 200 || !/id="root"/.test(root.body) || !/<script[^>]+src="\/assets\//.test(root.body)) {
     problems.push(`/: ${root.error || `${root.status}, not the built client's index.html`}`);
   }
-  if (api.error || api.status !== 401 || !/json/.test(api.type)) problems.push(`/api/v1/nodes: ${api.error || `${api.status} ${api.type}`}`);
+  if (health.error || health.status !== 200 || !/json/.test(health.type)) problems.push(`${HEALTH}: ${health.error || `${health.status} ${health.type}`}`);
+  if (api.error || api.status !== 401 || !/json/.test(api.type)) problems.push(`${NODES}: ${api.error || `${api.status} ${api.type}`}`);
   return problems;
 }
 
 /**
  * Manager's server.js on a sqlite file of its own, a free port (server-port.js): how long until it
- * listens, what `/` and `/api/v1/nodes` answer, how it stops. The server never outlives this.
+ * listens, what `/` and the two API routes answer, how it stops. The server never outlives this.
  */
 async function serve(app, scratch, logFile) {
   const env = { ...process.env, NODE_ENV: 'development', DATABASE_DIALECT: 'sqlite', SQLITE_STORAGE: path.join(scratch, 'manager.sqlite'), TMPDIR: scratch };
@@ -103,9 +111,10 @@ async function serve(app, scratch, logFile) {
       : `did not listen within ${LISTEN_MS / 1000} s`);
   } else {
     const root = await get(port, '/');
-    const api = await get(port, '/api/v1/nodes');
-    result.pages = { '/': root.error || root.status, '/api/v1/nodes': api.error || api.status };
-    result.problems.push(...judgePages(root, api));
+    const health = await get(port, HEALTH);
+    const api = await get(port, NODES);
+    result.pages = { '/': root.error || root.status, [HEALTH]: health.error || health.status, [NODES]: api.error || api.status };
+    result.problems.push(...judgePages(root, health, api));
   }
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   const stopped = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve(null), STOP_MS))]);
@@ -141,7 +150,7 @@ function checkTree(app, label, logs) {
 
 function line(label, r) {
   const b = r.build.ok ? `client builds (${r.build.seconds} s)` : `client build FAILED (exit ${r.build.exit}${r.build.signal ? `, ${r.build.signal}` : ''}): ${r.build.errors.join(' | ')}`;
-  const s = r.server.ok ? `server.js listens (${r.server.listenSeconds} s), / ${r.server.pages['/']}, /api/v1/nodes ${r.server.pages['/api/v1/nodes']}, stops on ${r.server.stopped}`
+  const s = r.server.ok ? `server.js listens (${r.server.listenSeconds} s), ${Object.entries(r.server.pages).map(([p, st]) => `${p} ${st}`).join(', ')}, stops on ${r.server.stopped}`
     : `server FAILED: ${r.server.problems.join(' | ')}`;
   return `${r.ok ? 'ok' : 'FAILED'} ${label}: ${b}; ${s}\n`;
 }
