@@ -107,7 +107,8 @@ async function serve(app, scratch, logFile) {
   });
   const result = { listened: port !== null, listenSeconds: Number(((Date.now() - started) / 1000).toFixed(1)), pages: {}, problems: [] };
   if (port === null) {
-    result.problems.push(child.exitCode !== null || child.signalCode ? `exited before listening (${child.exitCode ?? child.signalCode}): ${stderr.trim().split('\n').slice(-3).join(' ')}`
+    const why = (stderr.match(/^.*(Error|Fatal)[^\n]*$/m) || [stderr.trim().split('\n').pop() || ''])[0].trim().slice(0, 300);
+    result.problems.push(child.exitCode !== null || child.signalCode ? `exited before listening (${child.exitCode ?? child.signalCode}): ${why}`
       : `did not listen within ${LISTEN_MS / 1000} s`);
   } else {
     const root = await get(port, '/');
@@ -206,4 +207,4 @@ if (require.main === module) {
   }
 }
 
-module.exports = { judgePages };
+module.exports = { judgePages, checkTree };
