@@ -54,3 +54,41 @@ test('stack-jest compares a step\'s suite with the unchanged tree\'s: a lost tes
   assert.deepEqual(gone.changed, ['a.test.js: a two: failed -> absent']);
   assert.deepEqual(gone.shippedFailing, ['k.test.js: not run']);
 });
+
+test('stack-build accepts only the built client at /, the v1 router\'s JSON health and its JSON 401 for a site\'s nodes', () => {
+  const { judgePages } = require('../testing/stack-build');
+  const built = { status: 200, type: 'text/html', body: '<div id="root"></div><script type="module" crossorigin src="/assets/index-x1.js"></script>' };
+  const health = { status: 200, type: 'application/json; charset=utf-8', body: '{}' };
+  const api = { status: 401, type: 'application/json; charset=utf-8', body: '{}' };
+  assert.deepEqual(judgePages(built, health, api), []);
+  // The unbuilt index.html (vite's dev entry), a missing dist, Swagger UI's HTML for a path the router lacks, no answer.
+  const unbuilt = { ...built, body: '<div id="root"></div><script type="module" src="/src/main.tsx"></script>' };
+  assert.deepEqual(judgePages(unbuilt, health, api), ['/: 200, not the built client\'s index.html']);
+  assert.deepEqual(judgePages({ status: 404, type: 'application/json', body: '{}' }, health, api), ['/: 404, not the built client\'s index.html']);
+  const swagger = { status: 200, type: 'text/html; charset=utf-8', body: '<html>' };
+  assert.deepEqual(judgePages(built, health, swagger), ['/api/v1/sites/1/nodes: 200 text/html; charset=utf-8']);
+  assert.deepEqual(judgePages(built, swagger, api), ['/api/v1/health: 200 text/html; charset=utf-8']);
+  assert.deepEqual(judgePages(built, health, { error: 'socket hang up' }), ['/api/v1/sites/1/nodes: socket hang up']);
+});
+
+test('server-port.js makes server.js\'s fixed listen(3000) a free port of 127.0.0.1 and says which', async () => {
+  const { spawn } = require('node:child_process');
+  const path = require('node:path');
+  const { once } = require('node:events');
+  const script = "require('http').createServer((q, s) => s.end('up')).listen(3000, () => console.log('cb'))";
+  const child = spawn(process.execPath, ['-r', path.join(__dirname, '..', 'testing', 'server-port.js'), '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    let err = '';
+    child.stderr.setEncoding('utf8');
+    const port = await new Promise((resolve, reject) => {
+      child.stderr.on('data', (c) => { err += c; const m = /server-port: (\d+)/.exec(err); if (m) resolve(Number(m[1])); });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+    });
+    assert.notEqual(port, 3000);
+    const res = await fetch(`http://127.0.0.1:${port}/`);
+    assert.equal(await res.text(), 'up');
+  } finally {
+    child.kill('SIGTERM');
+    if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
+  }
+});
