@@ -90,3 +90,11 @@ def test_a_fresh_demo_keeps_pips_output_off_stdout(tmp_path: Path) -> None:
     assert run.returncode == 0
     assert run.stdout == "demo: done\n"
     assert run.stderr.startswith(MESSAGE + "\n") and "Successfully installed" in run.stderr
+
+
+def test_the_files_handed_out_first_exist() -> None:
+    """conftest.FIRST names files by path: a renamed one would silently lose its place."""
+    from tests.conftest import FIRST
+
+    root = Path(__file__).resolve().parent.parent
+    assert [path for path in FIRST if not (root / path).is_file()] == []
