@@ -34,7 +34,14 @@ def test_manager_integration_node_tests() -> None:
         proc = subprocess.run(
             # The files wait on rollouts and Pod deletions more than they compute: run them
             # together.
-            [node, "--test", "--test-concurrency=4", "integrations/manager/test/"],
+            # Each test bounded too: a hang names its test instead of holding the whole run.
+            [
+                node,
+                "--test",
+                "--test-concurrency=4",
+                "--test-timeout=300000",
+                "integrations/manager/test/",
+            ],
             cwd=ROOT,
             env=env,
             capture_output=True,
