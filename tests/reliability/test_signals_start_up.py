@@ -135,7 +135,16 @@ def _verdict(trial: Trial) -> str | None:
         and trial.stderr.startswith("Exception ignored in")
         and trial.stderr.rstrip().rstrip(":").endswith("KeyboardInterrupt")
     )
-    if swallowed or in_site:
+    # Or the interpreter's fatal error when the KeyboardInterrupt lands while it imports site
+    # during its own initialisation: "Fatal Python error: init_import_site: …", exit 1, a
+    # thread dump with no Python frame (seen once beside a second copy of the suite, at 103 ms).
+    fatal_init = (
+        signum == signal.SIGINT
+        and code == 1
+        and trial.stderr.startswith("Fatal Python error: init_import_site")
+        and "KeyboardInterrupt" in trial.stderr
+    )
+    if swallowed or in_site or (fatal_init and not trial.stdout):
         pass
     elif trial.stdout or not (code == -signum or (interpreters and code == 1)):
         return f"exit {code}, stdout {trial.stdout[:200]!r}, stderr {trial.stderr[-600:]!r}"
