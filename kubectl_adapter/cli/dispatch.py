@@ -168,15 +168,13 @@ def first_read(args: argparse.Namespace, spec: Names | None) -> tuple[list[str],
             return None  # no valid names yet, or the context's namespace is looked up first
         return commands.get_deployment(spec.hostname), args.namespace
     if command in ("status", "describe", "network", "reconfigure", "delete"):
-        found = getattr(args, "named", None) or _named_or_none(args)
-        if not found:
+        named = _first_named(args)
+        if named is None:
             return None
-        namespace = found[0].namespace or args.namespace
-        if namespace is None:
-            return None  # the context's namespace is looked up first
+        name, namespace = named
         if command in ("status", "describe", "network"):
-            return commands.named_workload(found[0].name), namespace
-        return commands.get_deployment(found[0].name), namespace
+            return commands.named_workload(name), namespace
+        return commands.get_deployment(name), namespace
     return None
 
 
@@ -199,17 +197,21 @@ def first_watches(
 
         selector = selector_string(identity_labels(spec.container_id))
         return commands.wait_watches(spec.hostname, selector), args.namespace
-    if args.command not in ("start", "stop"):
+    named = _first_named(args) if args.command in ("start", "stop") else None
+    if named is None:
         return None
+    name, namespace = named
+    selector = commands.watch_selector(name, getattr(args, "container_id", None))
+    return commands.wait_watches(name, selector), namespace
+
+
+def _first_named(args: argparse.Namespace) -> tuple[str, str] | None:
+    """The first workload named and its namespace; None: none yet, or the context's first."""
     found = getattr(args, "named", None) or _named_or_none(args)
     if not found:
         return None
     namespace = found[0].namespace or args.namespace
-    if namespace is None:
-        return None  # the context's namespace is looked up first
-    name = found[0].name
-    selector = commands.watch_selector(name, getattr(args, "container_id", None))
-    return commands.wait_watches(name, selector), namespace
+    return None if namespace is None else (found[0].name, namespace)
 
 
 def _named_or_none(args: argparse.Namespace) -> Any:
