@@ -76,8 +76,10 @@ test('a Pod that never gets ready ends at the node\'s waitTimeout, as a permanen
   assert.equal(job.error.retryable, false);
   assert.match(job.error.message, new RegExp(`rollout not complete after ${WAIT}s`));
   // The bound the message names is the one it waited, and it ended there: within the bound
-  // plus three times what a create and a delete take in this run.
-  assert.ok(seconds >= WAIT, `the create job took ${seconds} s with a ${WAIT} s bound`);
+  // plus three times what a create and a delete take in this run. Not before the bound less
+  // the 0.7 s the wait keeps of it for the reads that explain it (docs/cli.md, --timeout:
+  // EXPLAIN_RESERVE_SECONDS): on an idle machine the job ended 5.86 s into a 6 s bound.
+  assert.ok(seconds >= WAIT - 0.7, `the create job took ${seconds} s with a ${WAIT} s bound`);
   assert.ok(seconds < WAIT + 3 * baseline, `the create job took ${seconds} s with a ${WAIT} s bound (a create and delete: ${baseline} s)`);
   assert.ok(job.output.includes('Error type: Timeout, retryable: false'), job.output.join('\n'));
   // Cleaned up: nothing on the cluster, no provider ID, status failed.
