@@ -228,11 +228,12 @@ def test_a_deployment_deleted_during_the_watch_is_said_at_once(
 
         threading.Timer(0.5, delete).start()
 
-    hook = fake.on_request(  # a watch is answered as it streams: hook it as it arrives
-        before=delete_soon,
-        method="GET",
-        path_regex=rf"/namespaces/{NS}/deployments$",
-        query={"fieldSelector": f"metadata.name={name}", "watch": "true"},
+    # Half a second after the write was handled: its wait's watches started before it, so
+    # they are running. (Timed from the Deployment watch's arrival instead, a loaded machine
+    # could reach the deletion before create's apply: nothing to delete, and the create waited
+    # out its whole --timeout.)
+    hook = fake.on_request(
+        after=delete_soon, method="PATCH", path_regex=rf"/namespaces/{NS}/deployments/{name}$"
     )
     try:
         result, answered = _timed(lambda: cluster.adapter(*args, stdin=stdin, flags=TIMEOUT))
