@@ -27,7 +27,7 @@ import kubectl_adapter
 from .helpers import alive, cli_argv, cli_env, script
 
 # The first kubectl: it says when it started, then hangs until the adapter kills its group.
-KUBECTL = 'echo $$ > "$DIR/$MARK.pid"\nexec sleep 60\n'
+KUBECTL = 'echo $$ > "$DIR/$MARK.pid"\nexec sleep 600\n'
 BATCH = 8  # CLIs spawned at once, in the baseline and in the sweep alike
 # 1 ms steps on an idle machine (a window of about 200 ms); a loaded one stretches the window
 # (2.6 s beside seven other suites), and the steps with it, so that the trials stay this many.
@@ -55,7 +55,19 @@ class Trial:
 
 def _spawn(tmp_path: Path, kubectl: str, mark: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        cli_argv("--kubectl", kubectl, "status", "testns/web-1"),
+        # The stub's hang outlasts any bound of the CLI's own: a trial ends by its signal,
+        # never by the read's bound (10 s + 5 s, at load 40 a batch's slowest start can take
+        # longer than that, and a CLI answered "unknown", exit 0, before it was signalled).
+        cli_argv(
+            "--request-timeout",
+            "10m",
+            "--call-timeout",
+            "10m",
+            "--kubectl",
+            kubectl,
+            "status",
+            "testns/web-1",
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -67,6 +79,10 @@ def _reap(tmp_path: Path, trial: Trial) -> None:
     """Collect a trial's output; kill what it left (the kubectl stub's group) if anything."""
     try:
         trial.stdout, trial.stderr = trial.proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:  # judged as a failure (killed: no 128 + N), not raised,
+        trial.proc.kill()  # so that the rest of its batch is reaped too
+        trial.stdout, trial.stderr = trial.proc.communicate()
+        trial.stderr += "\n(still running 30 s after its signal: killed)"
     finally:
         if trial.proc.poll() is None:
             trial.proc.kill()
@@ -94,9 +110,12 @@ def _window_ms(tmp_path: Path, kubectl: str) -> float:
                 started[trial.mark] = time.monotonic() - trial.spawned
         time.sleep(0.0005)
     for trial in trials:
-        trial.proc.send_signal(signal.SIGTERM)
+        with contextlib.suppress(ProcessLookupError):
+            trial.proc.send_signal(signal.SIGTERM)
+    for trial in trials:  # every one reaped before any is judged: none outlives the test
         _reap(tmp_path, trial)
-        assert trial.proc.returncode == 128 + signal.SIGTERM, trial.stderr
+    for trial in trials:
+        assert trial.proc.returncode == 128 + signal.SIGTERM, (trial.stdout, trial.stderr)
     return max(started.values()) * 1000
 
 
