@@ -32,7 +32,7 @@ def count_calls(work: Path) -> list[tuple[str, int, str]]:
             rows.append((label, len(calls), f"{target} — {verbs}"))
 
         op("list (no workloads)", ["list"], None, "<= 2")
-        op("create", ["create", "--spec", "-"], SPEC, "<= 5")
+        op("create", ["create", "--spec", "-"], SPEC, "<= 3")
         op("status", ["status", pid], None, "<= 1")
         op("network", ["network", pid], None, "<= 1")
         op("describe", ["describe", pid], None, "<= 2")
