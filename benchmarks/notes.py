@@ -193,10 +193,10 @@ NOTES = """
   before the apply, and the wait sees each event as the managed-label watch would
   (`commands.in_view`). `get deployment NAME` is gone: create 4/12 -> 3/10 kubectl processes /
   HTTP requests, the lifecycle 19/60 -> 18/58 (by hand 11/44), the others unchanged
-  (`./dev bench --lifecycle --rounds 3`, 2026-12-06 11:38 UTC, load 9.4 at the start and
-  8.8 at the end on 2 shared cores: seconds not comparable with the table's, so the table
-  keeps main's run; that run: create 0.86 s against 0.41 by hand, the lifecycle 4.03 s,
-  1.84x the hand-typed 2.19 s).
+  (`./dev bench --lifecycle --rounds 3`; the table above, load 1.0-1.4: create 0.58 s, 1.52x
+  the hand-typed 0.38 s, the lifecycle 2.76 s, 1.54x the hand-typed 1.79 s; main's run before
+  it, load 0.6-0.9: create 0.67 s, 1.76x, the lifecycle 3.06 s, 1.69x. A run at load 9 the
+  same day: create 0.86 s, the lifecycle 4.03 s, 1.84x).
 - Reproduce: `./dev bench` (full), `./dev bench --lifecycle [--rounds N]` (the lifecycle
   beside the hand-typed commands only; `--with-site` starts the adapter through the dev
   venv's site) or `.venv/bin/python benchmarks/run.py --quick`.
