@@ -75,15 +75,17 @@ NOTES = """
   reconfigure 2, delete 1. Met: list, status and network (1), start when already running (1),
   stop when already stopped (1), reconfigure of a stopped workload or with no change (2),
   delete of a missing one (1). Every wait is two watches at once since issue 24 (create 4,
-  start 3, stop 3, a reconfigure that rolls out 4): the Pods' watch is what sees a Pod still
-  running through its grace period after its ReplicaSet stopped counting it (stop answered
+  3 since issue 38, start 3, stop 3, a reconfigure that rolls out 4): the Pods' watch is
+  what sees a Pod still running through its grace period after its ReplicaSet stopped
+  counting it (stop answered
   `offline` while it ran) and a Pod that cannot start as soon as the API server shows it; it
   replaced the 10 s slices, each of which cost one more watch and one more read. No
   operation reads after its wait: the snapshot is the Deployment the wait's watch delivered
   last, or what the write printed when that
   already shows it done (so create, start and reconfigure answer with no Pod IP; `status`,
   `network` and `list` give it). One over, and why (docs/architecture.md, Cost): create's
-  read before its apply is the ownership check a server-side apply cannot make; a
+  ownership check, which a server-side apply cannot make, reads its wait's Deployment
+  watch (by name alone), at no process of its own; a
   reconfigure that rolls out reads the uid and resourceVersion its apply is pinned to;
   delete's read is the uid that tells a re-created Deployment (Conflict) from a false 404
   (Unavailable). status and network are 1 (one `get deployments,replicasets,pods` selecting
@@ -185,6 +187,16 @@ NOTES = """
   `inspect`, `ast`, `hashlib` with it, and 7 ms to compile the template). Starting kubectl
   beside the imports (the first read, the watches) hides their time only on a core left
   idle. So the ratio stays near 2 at this load (1.56 was main's figure at a lower one).
+- Issue 38, create's read rides on its wait's watch: the Deployment's watch selects by name
+  alone (`--field-selector metadata.name=NAME`, no `-l`), so its list shows a Deployment of
+  that name whoever's it is; the ownership check runs on it once both watches have listed,
+  before the apply, and the wait sees each event as the managed-label watch would
+  (`commands.in_view`). `get deployment NAME` is gone: create 4/12 -> 3/10 kubectl processes /
+  HTTP requests, the lifecycle 19/60 -> 18/58 (by hand 11/44), the others unchanged
+  (`./dev bench --lifecycle --rounds 3`; the table above, load 1.0-1.4: create 0.58 s, 1.52x
+  the hand-typed 0.38 s, the lifecycle 2.76 s, 1.54x the hand-typed 1.79 s; main's run before
+  it, load 0.6-0.9: create 0.67 s, 1.76x, the lifecycle 3.06 s, 1.69x. A run at load 9 the
+  same day: create 0.86 s, the lifecycle 4.03 s, 1.84x).
 - Reproduce: `./dev bench` (full), `./dev bench --lifecycle [--rounds N]` (the lifecycle
   beside the hand-typed commands only; `--with-site` starts the adapter through the dev
   venv's site) or `.venv/bin/python benchmarks/run.py --quick`.

@@ -147,7 +147,7 @@ def provider_of(args: argparse.Namespace, runner: KubectlRunner) -> KubernetesPr
     return KubernetesProvider(runner.config, runner)
 
 
-def first_read(args: argparse.Namespace, spec: Names | None) -> tuple[list[str], str] | None:
+def first_read(args: argparse.Namespace) -> tuple[list[str], str] | None:
     """The read each command starts with, when its arguments alone name it (a namespace is
     needed: without ``-n`` the context's is looked up first). The operations run these same
     commands (``kubectl.commands``); ``tests/cli/test_first_read.py`` holds them together."""
@@ -163,10 +163,6 @@ def first_read(args: argparse.Namespace, spec: Names | None) -> tuple[list[str],
             args.node_id, args.selector, all_namespaces=args.all_namespaces
         )
         return (read, args.namespace) if args.namespace or args.all_namespaces else None
-    if command == "create":
-        if spec is None or not args.namespace:
-            return None  # no valid names yet, or the context's namespace is looked up first
-        return commands.get_deployment(spec.hostname), args.namespace
     if command in ("status", "describe", "network", "reconfigure", "delete"):
         named = _first_named(args)
         if named is None:
@@ -182,10 +178,9 @@ def first_watches(
     args: argparse.Namespace, spec: Names | None
 ) -> tuple[list[list[str]], str] | None:
     """The wait's watches a command starts before its write, when the arguments alone name
-    them (as ``first_read``): start's and stop's first kubectl, and create's beside its read
-    (they run before the apply whatever that read finds, unless it ends the command: then they
-    are killed, having only read). The operations run these same watches
-    (``lifecycle._scale_steps``, ``create._steps``)."""
+    them (as ``first_read``): start's, stop's and create's first kubectl (create's Deployment
+    watch by its name alone: its list is the ownership check's read). The operations run
+    these same watches (``lifecycle._scale_steps``, ``create._steps``)."""
     from ..kubectl import commands
 
     if args.dry_run or _watching(args):
@@ -196,7 +191,7 @@ def first_watches(
         from ..contract.naming import identity_labels, selector_string
 
         selector = selector_string(identity_labels(spec.container_id))
-        return commands.wait_watches(spec.hostname, selector), args.namespace
+        return commands.wait_watches(spec.hostname, selector, any_labels=True), args.namespace
     named = _first_named(args) if args.command in ("start", "stop") else None
     if named is None:
         return None
@@ -288,7 +283,7 @@ def run_command(args: argparse.Namespace) -> Any:
         from ..contract.naming import spec_names
 
         names = spec_names(document)
-        opening = first_read(args, names)
+        opening = first_read(args)
         if opening is not None:
             runner.open_read(opening[0], namespace=opening[1])
         watches = first_watches(args, names)

@@ -25,13 +25,14 @@ class Need(NamedTuple):
 
 NAMESPACED_NEEDS: tuple[Need, ...] = (
     # status and network get a Deployment by name only when the read by the name label does
-    # not hold it (missing, not Manager's, or applied before the name label existed).
+    # not hold it (missing, not Manager's, or applied before the name label existed). create
+    # reads none: its ownership check reads its wait's Deployment watch (list, watch).
     Need(
         "get",
         "apps",
         "deployments",
         "",
-        ("create", "status", "describe", "delete", "reconfigure", "network"),
+        ("status", "describe", "delete", "reconfigure", "network"),
     ),
     # The waits watch the Deployment (a list, then a watch); delete lists by label and name;
     # status and network list it with its ReplicaSets and Pods by the name label.
@@ -72,7 +73,7 @@ NAMESPACED_NEEDS: tuple[Need, ...] = (
     # describe says it could not read them).
     Need("list", "", "events", "", ("failure diagnostics", "describe")),
     # check reads it, and an empty list (a missing namespace or none of ours?); kubectl also
-    # GETs it after a 404 (create's read of an absent Deployment) and goes on when refused.
+    # GETs it after a 404 (a read of an absent Deployment by name) and goes on when refused.
     Need("get", "", "namespaces", "", ("check", "list")),
 )
 # What a wait needs after its write (create, start, stop, reconfigure): asked before the write,

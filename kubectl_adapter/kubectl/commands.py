@@ -213,13 +213,14 @@ def patch_replicas(name: str, replicas: int, owner: dict[str, str]) -> list[str]
 WATCH_LOG = "-v=6"
 
 
-def watch_deployment(name: str, owner: dict[str, str]) -> list[str]:
-    """A wait's watch of the Deployment: every change, as kubectl's watch prints it."""
+def watch_deployment(name: str, owner: dict[str, str] | None) -> list[str]:
+    """A wait's watch of the Deployment: every change, as kubectl's watch prints it. By
+    ``owner``'s labels too, or (None) by its name alone, whatever its labels."""
+    by_labels = ["-l", selector_string(owner)] if owner is not None else []
     return [
         "get",
         "deployments",
-        "-l",
-        selector_string(owner),
+        *by_labels,
         "--field-selector",
         f"metadata.name={name}",
         "--watch",
@@ -240,10 +241,28 @@ def watch_pods(selector: str) -> list[str]:
             WATCH_LOG]  # fmt: skip
 
 
-def wait_watches(name: str, selector: str) -> list[list[str]]:
+# The labels a wait's Deployment watch selects on: Manager's managed label.
+WAIT_OWNER = owner_labels(None, None)
+
+
+def wait_watches(name: str, selector: str, *, any_labels: bool = False) -> list[list[str]]:
     """A wait's two watches, run at once (the real run and ``--dry-run`` alike): the
-    Deployment NAME, by its name and Manager's managed label, and its Pods by ``selector``."""
-    return [watch_deployment(name, owner_labels(None, None)), watch_pods(selector)]
+    Deployment NAME, by its name and Manager's managed label, and its Pods by ``selector``.
+    ``any_labels`` (create's): the Deployment by its name alone, so that its list shows a
+    Deployment of that name whoever's it is (the ownership check's read, at no process of
+    its own); the wait sees it as the label-selected watch would (``in_view``)."""
+    return [watch_deployment(name, None if any_labels else WAIT_OWNER), watch_pods(selector)]
+
+
+def in_view(kind: str, obj: dict[str, Any], shown: bool) -> str | None:
+    """A Deployment watch's event as the watch selecting ``WAIT_OWNER`` shows it (the API
+    server's: an object leaving the selector is DELETED, one entering it ADDED), or None
+    when that watch shows nothing of it. ``shown``: it has the object in view."""
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    selected = kind != "DELETED" and all(labels.get(k) == v for k, v in WAIT_OWNER.items())
+    if selected:
+        return kind if shown else "ADDED"
+    return "DELETED" if shown else None
 
 
 def watch_selector(name: str, container_id: str | None) -> str:

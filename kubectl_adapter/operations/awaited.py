@@ -67,10 +67,12 @@ def rollout(
     uid: str | None,
     verb: str,
     start: Document | None = None,
+    watches: list[list[str]] | None = None,
 ) -> Wait:
     """Until the rollout is complete: the Deployment's and its Pods' watches judge every
     change at once (deleted, replaced, stopped, paused, past its progress deadline, a Pod
-    that cannot start: ``wait_verdicts.rollout_verdict``)."""
+    that cannot start: ``wait_verdicts.rollout_verdict``). ``watches``: those the write's
+    steps started (create's), else ``commands.wait_watches``."""
     from ..rules import clock
     from ..rules.pods import is_live
     from ..rules.races import rollout_event
@@ -122,7 +124,7 @@ def rollout(
 
     return Wait(
         f"rollout of {provider_id}",
-        commands.wait_watches(name, selector),
+        watches or commands.wait_watches(name, selector),
         commands.rollout_status(name, workloads.config.timeout),
         judge,
         on_timeout,
@@ -207,10 +209,12 @@ def rolled_out(
     *,
     wait: Wait | None = None,
     write: Write | None = None,
+    watches: list[list[str]] | None = None,
 ) -> Document:
-    """Run a rollout wait (``wait``), or start its watches (of the Pods by ``selector``),
-    make ``write`` and wait: the Deployment as the wait ended on it. A failure says why,
-    from the diagnostics of the workload."""
+    """Run a rollout wait (``wait``), or start its watches (``watches``, else those of
+    ``commands.wait_watches``, the Pods by ``selector``), make ``write`` and wait: the
+    Deployment as the wait ended on it. A failure says why, from the diagnostics of the
+    workload."""
     config = workloads.config
     name = provider_id.name
     try:
@@ -220,7 +224,7 @@ def rolled_out(
             wait_budget(config.timeout, config.started),
             wait,
             write,
-            watches=commands.wait_watches(name, selector),
+            watches=watches or commands.wait_watches(name, selector),
             by_hand=commands.rollout_status(name, config.timeout),
             awaited=f"rollout of {provider_id}",
         )

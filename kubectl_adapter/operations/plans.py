@@ -80,8 +80,11 @@ def build(
     return DryRunPlan(commands=shown, manifest=pasted)
 
 
-def watch_step(name: str, selector: str, by_hand: list[str], note: str = "") -> Step:
+def watch_step(
+    name: str, selector: str, by_hand: list[str], note: str = "", *, any_labels: bool = False
+) -> Step:
     """A wait: the watches of the Deployment and of its Pods (``selector``), judged event by
-    event (killed when it is over); ``by_hand`` waits for the same end state when pasted."""
-    deployment, pods = wait_watches(name, selector)
+    event (killed when it is over); ``by_hand`` waits for the same end state when pasted.
+    ``any_labels``: the Deployment by its name alone (``commands.wait_watches``)."""
+    deployment, pods = wait_watches(name, selector, any_labels=any_labels)
     return Step(deployment, note, by_hand, beside=(pods,))

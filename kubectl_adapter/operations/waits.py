@@ -235,6 +235,11 @@ class _Watched:
         self.watches = watches
         self.checked = checked  # suspects a read cleared: not read again for the same reason
         self.deployment: Document | None = None
+        # The Deployment of the name as the watch last showed it, whatever its labels
+        # (create's watches it by name alone: the write's ``check`` reads it); and whether
+        # the watch by Manager's label would show it (``commands.in_view``).
+        self.named: Document | None = None
+        self.in_view = False
         self.written: int | None = None  # the write's resourceVersion: older states are past
         self.shown: int | None = None  # the resourceVersion of the last Deployment event
         self.pods: dict[str, Document] = {}
@@ -243,7 +248,7 @@ class _Watched:
         self.counts = ""
         self.on_written: Callable[[], object] = lambda: None
         self.pace: Pace | None = None  # before the write: the watches' answers, as a read's
-        self.writing = False  # the write has started (its own errors are said as they are)
+        self.writing = False  # its check or write has started (their errors are said as is)
         self.wrote = False
         self.restart = False
 
@@ -252,9 +257,18 @@ class _Watched:
         if event is None:
             return False  # ERROR (the watch expired: kubectl ends it, we start it again)
         kind, objects = event
+        judged = not objects
         for obj in objects:
-            self._seen(index, kind, obj)
-        return self._judged()
+            seen: str | None = kind
+            if index == self.DEPLOYMENT:
+                self.named = None if kind == "DELETED" else obj
+                seen = commands.in_view(kind, obj, self.in_view)
+                self.in_view = seen is not None and seen != "DELETED"
+            if seen is not None:
+                self._seen(index, seen, obj)
+                judged = True
+        # What the label-selected watch would not have shown is not judged either.
+        return self._judged() if judged else False
 
     def _seen(self, index: int, kind: str, obj: Document) -> None:
         if index == self.DEPLOYMENT:
@@ -315,8 +329,11 @@ class _Watched:
         if self.wait is None:
             if not self.working or self.write is None:
                 return False
-            # Both watches answered: the Role grants the wait. Now the write.
+            # Both watches answered: the Role grants the wait. Now the write, once what the
+            # Deployment's watch listed passes its check (its refusal is said as it is).
             self.writing = True
+            if self.write.check is not None:
+                self.write.check(self.named)
             made = self.write.run()
             self.wrote = True
             self.on_written()

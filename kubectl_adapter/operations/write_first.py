@@ -9,7 +9,7 @@ changed while the wait ran) says what the write left.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..contract.errors import AdapterError, Forbidden
 from ..contract.naming import ProviderId
@@ -18,12 +18,15 @@ from ..contract.naming import ProviderId
 class Write(NamedTuple):
     """A write whose wait's watches start before it. ``run`` makes the write and returns
     the wait it starts, or the Deployment it left when there is nothing to wait for;
-    ``left`` says what it leaves if that wait is refused after it."""
+    ``left`` says what it leaves if that wait is refused after it. ``check``: judges the
+    Deployment the watch listed (None: none) before the write, and raises to refuse it with
+    nothing written (create's ownership check: its watch lists the name whatever its labels)."""
 
     verb: str
     provider_id: ProviderId
     run: Callable[[], object]  # a ``waits.Wait``, or the Deployment (a dict)
     left: str
+    check: Callable[[dict[str, Any] | None], None] | None = None
 
 
 def refused(error: AdapterError, write: Write) -> AdapterError:

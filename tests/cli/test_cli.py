@@ -65,14 +65,11 @@ def test_dry_run_create_prints_commands_and_manifest(
     manifest = document["manifest"]
     assert manifest.startswith("apiVersion: apps/v1\nkind: Deployment\n")
     assert document["commands"] == [
-        "kubectl -n testns --request-timeout 10s get deployment web-1 -o json "
-        '--show-managed-fields || true  # a 404 (NotFound) here is "absent" to the adapter, '
-        "which goes on",
         # The adapter's wait is a watch (a comment: pasted, a watch never ends), started
-        # before the apply: the API server answering it proves the wait's permissions.
-        "# the adapter watches: kubectl -n testns get deployments -l "
-        "org.mieweb.opensource-server.managed=true --field-selector metadata.name=web-1 "
-        "--watch -o json --output-watch-events --show-managed-fields\n"
+        # before the apply: the API server answering it proves the wait's permissions, and
+        # the Deployment's, by its name alone, lists what the ownership check reads.
+        "# the adapter watches: kubectl -n testns get deployments --field-selector "
+        "metadata.name=web-1 --watch -o json --output-watch-events --show-managed-fields\n"
         "# and at once: kubectl -n testns get pods -l "
         "org.mieweb.opensource-server.container-id=42,org.mieweb.opensource-server.managed=true "
         "--watch -o json --output-watch-events",
@@ -152,19 +149,20 @@ def test_a_spec_of_another_node_is_refused_before_any_write(
 ) -> None:
     """`--node-id 8 create` of a spec with nodeId 7 used to succeed: node 8 then never listed
     the workload and refused to stop it (its labels said node 7). Refused before anything
-    that can write: only the reads its arguments name were started ahead (create's read and
-    watches when the namespace is known, reconfigure's read), and killed, having only read
-    (fp fails on any other call)."""
+    that can write: only the reads its arguments name were started ahead (create's watches
+    when the namespace is known, reconfigure's read), and killed, having only read (fp fails
+    on any other call)."""
     from kubectl_adapter.contract.naming import identity_labels, selector_string
     from kubectl_adapter.kubectl import commands
 
     ahead = "-n" in command and "create" in command  # create's names with a namespace
     reads = []
-    if ahead or "reconfigure" in command:
+    if "reconfigure" in command:
         reads.append([*K, *commands.get_deployment("web-1")])
     if ahead:
         selector = selector_string(identity_labels("42"))
-        reads += [["kubectl", "-n", "testns", *w] for w in commands.wait_watches("web-1", selector)]
+        watches = commands.wait_watches("web-1", selector, any_labels=True)
+        reads += [["kubectl", "-n", "testns", *w] for w in watches]
     for read in reads:
         fp.register(read, wait=60)
     code, document, _ = run(capsys, "--node-id", "8", *command, "--spec", NGINX)

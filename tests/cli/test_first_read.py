@@ -33,6 +33,12 @@ from tests.k8s_objects import (
 )
 
 K = ["kubectl", "-n", "testns", "--request-timeout", "10s"]
+# kubectl -v=6's line for a watch request: its list has been printed.
+LISTED = (
+    "I1201 20:13:24.942901   23621 round_trippers.go:560] GET https://127.0.0.1:6443/apis/apps/"
+    "v1/namespaces/testns/deployments?fieldSelector=metadata.name%3Dweb-1&resourceVersion=1002&"
+    "watch=true 200 OK in 0 milliseconds\n"
+)
 NOT_FOUND = {
     "stderr": 'Error from server (NotFound): deployments.apps "web-1" not found\n',
     "returncode": 1,
@@ -110,11 +116,19 @@ def test_create_without_a_namespace_opens_nothing(
     example = json.loads((Path(__file__).parents[2] / "examples" / "nginx.json").read_text())
     spec.write_text(json.dumps(example | {"containerId": "42", "nodeId": "7", "hostname": "web-1"}))
     fp.register(["kubectl", *cli_view()], stdout="testns")
-    get = [*K, *commands.get_deployment("web-1")]
-    fp.register(get, stdout=kubectl_object(deployment(managed=False)))
+    from kubectl_adapter.contract.naming import identity_labels, selector_string
+
+    selector = selector_string(identity_labels("42"))
+    deployments, pods = commands.wait_watches("web-1", selector, any_labels=True)
+    foreign = {"type": "ADDED", "object": deployment(managed=False)}
+    fp.register(["kubectl", "-n", "testns", *deployments], stdout=json.dumps(foreign) + "\n",
+                stderr=LISTED)  # fmt: skip
+    fp.register(["kubectl", "-n", "testns", *pods], stderr=LISTED)
     code, doc = _run(capsys, "create", "--spec", str(spec))
     assert code != 0 and doc["error"]["type"] == "Conflict"
+    assert doc["error"]["details"]["applied"] is False
     assert opened == []
+    assert len(fp.calls) == 3  # the namespace, the two watches: no apply
 
 
 def cli_view() -> list[str]:
@@ -134,11 +148,11 @@ def test_first_read_is_what_each_operation_reads_first() -> None:
         ("delete", "ns/web-1"): commands.get_deployment("web-1"),
     }
     for argv, read in cases.items():
-        assert dispatch.first_read(parser.parse_args(list(argv)), None) == (read, "ns"), argv
+        assert dispatch.first_read(parser.parse_args(list(argv))) == (read, "ns"), argv
     for argv in (("start", "ns/web-1"), ("stop", "ns/web-1"), ("--dry-run", "describe", "ns/x")):
         # Writes are never started ahead; a dry run runs no kubectl it does not print.
-        assert dispatch.first_read(parser.parse_args(list(argv)), None) is None, argv
-    assert dispatch.first_read(parser.parse_args(["status", "not a provider id"]), None) is None
+        assert dispatch.first_read(parser.parse_args(list(argv))) is None, argv
+    assert dispatch.first_read(parser.parse_args(["status", "not a provider id"])) is None
 
 
 def _sleeper(tmp_path: Path) -> Path:
@@ -254,9 +268,9 @@ def test_first_watches_are_what_start_and_stop_watch_first() -> None:
         assert dispatch.first_watches(parser.parse_args(list(argv)), None) is None, argv
 
 
-def test_create_opens_its_watches_beside_its_read(tmp_path: Path) -> None:
-    """create's watches run before its apply whatever its read finds (unless that read ends
-    the command): opened beside the read, they are the ones ``create._steps`` runs."""
+def test_create_opens_its_watches_as_its_first_kubectl(tmp_path: Path) -> None:
+    """create's first kubectl: its wait's watches (the Deployment's by its name alone, whose
+    list the ownership check reads), the ones ``create._steps`` runs."""
     from kubectl_adapter.contract.naming import ProviderId, identity_labels, selector_string
     from kubectl_adapter.contract.spec import load_spec
     from kubectl_adapter.operations.create import _steps
@@ -303,7 +317,7 @@ def _spec_file(tmp_path: Path, **changed: Any) -> Path:
     ],
     ids=["cpus", "env and image", "another node"],
 )
-def test_create_of_a_refused_spec_has_only_read_and_says_what_it_always_said(
+def test_create_of_a_refused_spec_has_only_watched_and_says_what_it_always_said(
     capsys: pytest.CaptureFixture[str],
     fp: FakeProcess,
     opened: list[list[str]],
@@ -311,9 +325,9 @@ def test_create_of_a_refused_spec_has_only_read_and_says_what_it_always_said(
     changed: dict[str, Any],
     extra: list[str],
 ) -> None:
-    """The spec's names are enough to open create's read and watches before the rest of the
-    spec is validated (its rules, with decimal, are imported while they run): a refused spec
-    then ends the command with those reads killed, nothing else started, the same error as
+    """The spec's names are enough to open create's watches before the rest of the spec is
+    validated (its rules, with decimal, are imported while they run): a refused spec then
+    ends the command with those watches killed, nothing else started, the same error as
     validating it alone, and a -v log that names no kubectl command (none was taken)."""
     from kubectl_adapter.contract.errors import InvalidInput
     from kubectl_adapter.contract.naming import identity_labels, selector_string
@@ -323,16 +337,16 @@ def test_create_of_a_refused_spec_has_only_read_and_says_what_it_always_said(
     spec = _spec_file(tmp_path, **changed)
     with pytest.raises(InvalidInput) as refused:
         parse_node_spec(read_document(str(spec)), extra[-1] if extra else None)
-    get = [*K, *commands.get_deployment("web-1")]
-    watches = commands.wait_watches("web-1", selector_string(identity_labels("42")))
-    fp.register(get, wait=60)
+    watches = commands.wait_watches(
+        "web-1", selector_string(identity_labels("42")), any_labels=True
+    )
     for watch in watches:
         fp.register(["kubectl", "-n", "testns", *watch], wait=60)
     code = cli.main(["-v", "-n", "testns", *extra, "create", "--spec", str(spec)])
     out, log = capsys.readouterr()
     assert (code, json.loads(out)) == (refused.value.exit_code, refused.value.to_json())
-    assert opened == [get]
-    started = [get, *(["kubectl", "-n", "testns", *watch] for watch in watches)]
+    assert opened == []
+    started = [["kubectl", "-n", "testns", *watch] for watch in watches]
     assert [list(call) for call in fp.calls] == started
     assert log.count("\n") == 1 and log.startswith("# kubectl-adapter -v ")  # its header only
 

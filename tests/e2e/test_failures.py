@@ -267,6 +267,10 @@ def test_foreign_deployment_is_never_modified(cluster: Cluster, named_faults: Fa
     for command, result in attempts.items():
         error = failed(result, "Conflict")
         assert "not managed by Manager" in error["message"], (command, error)
+    # create reads it from its wait's Deployment watch (by name alone): refused before its
+    # apply, it says nothing was sent.
+    created = failed(attempts["create"], "Conflict")["details"]
+    assert created["applied"] is False and created.get("writeSent") is not True, created
 
     after = fc.get("deployments", cluster.namespace, name)
     assert after is not None

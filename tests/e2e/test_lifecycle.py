@@ -426,14 +426,14 @@ def test_dry_run_create_sends_nothing(cluster: Cluster) -> None:
     assert doc["dryRun"] is True
     # The wait pastes as `rollout status`; the watch that runs is named in a comment above.
     assert [subcommand(c)[:3] for c in command_lines("\n".join(doc["commands"]))] == [
-        ["get", "deployment", name],
         ["apply", "--server-side", f"--field-manager={FIELD_MANAGER}"],
         ["rollout", "status", f"deployment/{name}"],
     ]  # no read after the wait: its last event is the answer
-    # The wait's watches start before the apply (their answer proves the wait's permissions).
-    watch = doc["commands"][1].split("\n")[0]
+    # The wait's watches start before the apply (their answer proves the wait's permissions);
+    # the Deployment's, by its name alone, lists what the ownership check reads.
+    watch = doc["commands"][0].split("\n")[0]
     assert watch.startswith("# the adapter watches: kubectl "), watch
-    assert f"metadata.name={name} --watch -o json --output-watch-events" in watch
+    assert f"deployments --field-selector metadata.name={name} --watch -o json" in watch
     assert f'name: "{name}"' in doc["manifest"]
     assert cluster.deployment(name) is None
 
@@ -500,7 +500,6 @@ def test_verbose_logs_each_kubectl_command(cluster: Cluster) -> None:
     lines = command_lines(result.stderr)
     commands = [subcommand(line) for line in lines]
     assert [c[:2] for c in commands] == [
-        ["get", "deployment"],
         ["apply", "--server-side"],  # the wait's watches, started before it, are comments
         ["rollout", "status"],  # what pastes, below the write the watches saw land
     ]
@@ -513,6 +512,11 @@ def test_verbose_logs_each_kubectl_command(cluster: Cluster) -> None:
         # Every kubectl the server heard from is one the log showed.
         heard = {r.kubectl_command for r in cluster.fake.requests if r.kubectl_command}
         shown = {"kubectl " + (" ".join(c[:2]) if c[0] == "rollout" else c[0]) for c in commands}
+        # The wait's watches (create's first kubectl) are logged as comments above the apply.
+        comments = ("# the adapter watches: kubectl ", "# and at once: kubectl ")
+        watches = [line for line in result.stderr.splitlines() if line.startswith(comments)]
+        assert len(watches) == 2 and all(" --watch " in line for line in watches), watches
+        shown.add("kubectl get")
         assert heard <= shown, (heard, shown)
 
 
@@ -556,11 +560,9 @@ def test_kubectl_processes_per_operation(cluster: Cluster, tmp_path: Path) -> No
     # Before each write that waits, the wait's watches start: the API server answering them
     # proves the wait's permissions (issue 38), and they see the write land.
     waits = [watch, "+ pods"]
-    assert verbs("create", "--spec", "-", stdin=spec(name, cid)) == [
-        "get deployment",
-        *waits,
-        "apply --server-side",
-    ]
+    # create's Deployment watch selects by name alone: its list is the ownership check's
+    # read, at no process of its own (issue 38): three processes.
+    assert verbs("create", "--spec", "-", stdin=spec(name, cid)) == [*waits, "apply --server-side"]
     # Its Pod still there once the scale is observed: one read says it is the Deployment's.
     assert verbs("stop", pid) in (
         [*waits, "patch deployment"],

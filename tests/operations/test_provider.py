@@ -112,6 +112,8 @@ MANAGED = {"org.mieweb.opensource-server.managed": "true"}
 # A wait: the Deployment's watch and its Pods' (kubectl prints one JSON event per line).
 WATCH = [*KW, *commands.watch_deployment("web-1", MANAGED)]
 WATCH_PODS = [*KW, *commands.watch_pods(SELECTOR)]
+# create's: the Deployment by its name alone, whatever its labels (the ownership check's read).
+WATCH_CREATE = [*KW, *commands.watch_deployment("web-1", None)]
 # start's and stop's Pods' watch, started before the patch shows the Deployment's selector:
 # by the name label (every Pod of a template that has it carries it).
 BY_NAME = "org.mieweb.opensource-server.managed=true,org.mieweb.opensource-server.name=web-1"
@@ -143,6 +145,16 @@ def watch(
     for start and stop); ``more`` for the Deployment's watch (an exit status, stderr)."""
     fp.register(WATCH, stdout=deployment_events, **({"stderr": LISTED["deployments"]} | more))
     fp.register(pods, stdout=pod_events, stderr=LISTED["pods"])
+
+
+def watch_create(
+    fp: FakeProcess, deployment_events: str, pod_events: str = "", **more: Any
+) -> None:
+    """``watch`` for create, whose Deployment's watch selects by its name alone."""
+    fp.register(
+        WATCH_CREATE, stdout=deployment_events, **({"stderr": LISTED["deployments"]} | more)
+    )
+    fp.register(WATCH_PODS, stdout=pod_events, stderr=LISTED["pods"])
 
 
 def watch_named(fp: FakeProcess, deployment_events: str, pod_events: str = "", **more: Any) -> None:
@@ -243,13 +255,12 @@ def calls(fp: FakeProcess) -> list[list[str]]:
 def test_create_applies_waits_and_reports_the_snapshot(fp: FakeProcess, clock: Clock) -> None:
     spec = parse_spec(SPEC)
     seen: dict[str, str] = {}
-    fp.register(GET, **ABSENT)
     fp.register(
         APPLY_JSON,
         stdout=APPLIED,
         stdin_callable=lambda text: seen.setdefault("manifest", text.decode()),
     )
-    watch(fp, ROLLED_OUT)
+    watch_create(fp, ROLLED_OUT)
 
     snapshot = make_provider().create(spec)
 
@@ -285,45 +296,70 @@ def test_create_applies_waits_and_reports_the_snapshot(fp: FakeProcess, clock: C
     }
     assert snapshot.message == "1/1 available"
     assert seen["manifest"] == render_manifest(spec, "testns")
-    assert calls(fp) == [
-        GET,
-        WATCH,
-        WATCH_PODS,
-        APPLY_JSON,
-    ]  # four kubectl processes, no final read
+    # Three kubectl processes: the watches (the Deployment's list is the ownership check's
+    # read) and the apply; no final read.
+    assert calls(fp) == [WATCH_CREATE, WATCH_PODS, APPLY_JSON]
 
 
 def test_create_refuses_a_foreign_deployment_and_changes_nothing(fp: FakeProcess) -> None:
-    fp.register(GET, stdout=kubectl_object(deployment(managed=False)))
-    with pytest.raises(errors.Conflict, match="not managed by Manager"):
+    # The Deployment's watch selects by name alone: its list shows the foreign one.
+    watch_create(fp, events(deployment(managed=False)))
+    with pytest.raises(errors.Conflict, match="not managed by Manager") as info:
         make_provider().create(parse_spec(SPEC))
-    assert calls(fp) == [GET]
+    assert info.value.details["applied"] is False
+    assert info.value.details.get("writeSent") is not True
+    assert calls(fp) == [WATCH_CREATE, WATCH_PODS]  # no apply
 
 
 def test_create_refuses_another_containers_deployment(fp: FakeProcess) -> None:
-    fp.register(GET, stdout=kubectl_object(deployment(container_id="99")))
+    watch_create(fp, events(deployment(container_id="99")))
     with pytest.raises(errors.Conflict, match="belongs to container '99'") as info:
         make_provider().create(parse_spec(SPEC))
     assert info.value.exit_code == 6
-    assert calls(fp) == [GET]
+    assert calls(fp) == [WATCH_CREATE, WATCH_PODS]
+
+
+def test_create_refuses_another_nodes_deployment(fp: FakeProcess) -> None:
+    watch_create(fp, events(deployment(node_id="8")))
+    with pytest.raises(errors.Conflict, match="belongs to Manager node '8'") as info:
+        make_provider(node_id="7").create(parse_spec(SPEC))
+    assert info.value.details["applied"] is False
+    assert calls(fp) == [WATCH_CREATE, WATCH_PODS]
 
 
 def test_create_failing_before_the_apply_says_nothing_was_applied(fp: FakeProcess) -> None:
     # Manager keeps a provider ID only when something may exist on the cluster.
-    fp.register(GET, stderr=CONN_REFUSED, returncode=1)
+    fp.register(WATCH_CREATE, stderr=CONN_REFUSED, returncode=1)
+    fp.register(WATCH_PODS, stderr=CONN_REFUSED, returncode=1)
     with pytest.raises(errors.Unavailable) as info:
         make_provider().create(parse_spec(SPEC))
     assert info.value.details["applied"] is False
-    fp.register(GET, stdout=kubectl_object(deployment(container_id="99")))
+    assert info.value.details["writeSent"] is False
+    watch_create(fp, events(deployment(container_id="99")))
     with pytest.raises(errors.Conflict) as conflict:
         make_provider().create(parse_spec(SPEC))
     assert conflict.value.details["applied"] is False
-    assert calls(fp) == [GET, GET]
+    assert APPLY_JSON not in calls(fp)
+
+
+def test_create_keeps_the_uid_of_the_deployment_its_watch_listed(
+    fp: FakeProcess, clock: Clock
+) -> None:
+    # An apply whose answer carries no uid: the wait judges each state by the uid the
+    # watch's list showed before the apply (the answer, newer, is judged first: no uid, not
+    # that Deployment).
+    watch_create(fp, events(deployment(available=None, conditions=[])))
+    answer = deployment(available=None, observed=None, conditions=[])
+    answer["metadata"].pop("uid")
+    answer["metadata"]["resourceVersion"] = "1002"
+    fp.register(APPLY_JSON, stdout=kubectl_object(answer))
+    with pytest.raises(errors.Conflict, match="was replaced") as info:
+        make_provider().create(parse_spec(SPEC))
+    assert info.value.details["expectedUid"] == "uid-deploy-web-1"
 
 
 def test_create_failing_at_the_apply_does_not_say_nothing_was_applied(fp: FakeProcess) -> None:
-    fp.register(GET, **ABSENT)
-    watch(fp, "")
+    watch_create(fp, "")
     fp.register(APPLY_JSON, stderr=CONN_REFUSED, returncode=1)
     with pytest.raises(errors.Unavailable) as info:
         make_provider().create(parse_spec(SPEC))
@@ -339,9 +375,8 @@ def test_a_wait_that_ends_on_a_failing_pod_is_rollout_failed_not_timeout(
     dep = deployment(available=None, conditions=[])
     rs = replicaset(dep)
     crashing = pod(rs, ready=False, waiting=("CrashLoopBackOff", "back-off 10s"), restarts=3)
-    fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
-    watch(fp, events(dep), events(crashing))
+    watch_create(fp, events(dep), events(crashing))
     fp.register(READ, stdout=kubectl_list([dep, rs, crashing]))
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.RolloutFailed) as info:
@@ -356,13 +391,12 @@ def test_a_wait_that_ends_on_a_failing_pod_is_rollout_failed_not_timeout(
 
 def test_create_retried_after_partial_failure_converges(fp: FakeProcess, clock: Clock) -> None:
     # The first attempt applied and timed out; the Deployment exists and is ours.
-    half_done = deployment(available=None, conditions=[])
-    fp.register(GET, stdout=kubectl_object(half_done))
+    # The watch lists it half done, then rolled out.
     fp.register(APPLY_JSON, stdout=APPLIED)
-    watch(fp, ROLLED_OUT)
+    watch_create(fp, ROLLED_OUT)
     snapshot = make_provider().create(parse_spec(SPEC))
     assert isinstance(snapshot, Snapshot) and snapshot.status == "running"
-    assert calls(fp) == [GET, WATCH, WATCH_PODS, APPLY_JSON]
+    assert calls(fp) == [WATCH_CREATE, WATCH_PODS, APPLY_JSON]
 
 
 def test_create_timeout_explains_why(fp: FakeProcess, clock: Clock) -> None:
@@ -379,9 +413,8 @@ def test_create_timeout_explains_why(fp: FakeProcess, clock: Clock) -> None:
     )
     rs = replicaset(dep)
     pending = pod(rs, ready=False, ip=None, phase="Pending")
-    fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
-    watch(fp, events(dep), events(pending))
+    watch_create(fp, events(dep), events(pending))
     fp.register(READ, stdout=kubectl_list([dep, rs, pending]))
     fp.register(REPLICASETS, stdout=kubectl_list([rs]))  # is the Pod that holds it the workload's?
     fp.register(
@@ -419,9 +452,8 @@ def test_create_with_a_bad_image_fails_early_naming_the_reason(
         phase="Pending",
         waiting=("ImagePullBackOff", 'Back-off pulling image "nginx:does-not-exist"'),
     )
-    fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
-    watch(fp, events(dep), events(stuck))
+    watch_create(fp, events(dep), events(stuck))
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))  # is it the new Pod? + diagnostics
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.RolloutFailed) as info:
@@ -443,9 +475,8 @@ def test_create_progress_deadline_is_rollout_failed(fp: FakeProcess, clock: Cloc
             ),
         ],
     )
-    fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
-    watch(fp, events(dep))
+    watch_create(fp, events(dep))
     fp.register(READ, stdout=kubectl_list([dep]))
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.RolloutFailed, match="ProgressDeadlineExceeded"):
@@ -471,9 +502,8 @@ def test_create_waits_out_the_unschedulable_grace(
     now[0] = scheduler_said_no + timedelta(seconds=16)
     past = rollout_verdict(PID, seen, None, "create", now[0])
     assert past.suspect is not None and "Unschedulable" in past.suspect[1]
-    fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
-    watch(fp, events(dep), events(stuck))
+    watch_create(fp, events(dep), events(stuck))
     fp.register(READ, stdout=kubectl_list([dep, rs, stuck]))
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.RolloutFailed, match="Unschedulable") as info:
@@ -494,9 +524,8 @@ def test_create_stops_on_replica_failure(fp: FakeProcess, clock: Clock) -> None:
         ],
     )
     rs = replicaset(dep)
-    fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
-    watch(fp, events(dep))
+    watch_create(fp, events(dep))
     fp.register(READ, stdout=kubectl_list([dep, rs]))  # confirmed, and the diagnostics
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.RolloutFailed) as info:
@@ -510,22 +539,23 @@ def test_create_dry_run_runs_nothing(fp: FakeProcess) -> None:
     plan = make_provider(dry_run=True).create(parse_spec(SPEC))
     assert isinstance(plan, DryRunPlan)
     # The wait's watches, started before the apply (their answer proves the wait's
-    # permissions), as comments: pasted, a watch never ends.
-    assert plan.commands[1].split("\n") == [
-        "# the adapter watches: kubectl -n testns get deployments -l "
-        "org.mieweb.opensource-server.managed=true --field-selector metadata.name=web-1 "
-        "--watch -o json --output-watch-events --show-managed-fields",
+    # permissions; the Deployment's, by its name alone, lists what the ownership check
+    # reads), as comments: pasted, a watch never ends.
+    assert plan.commands[0].split("\n") == [
+        "# the adapter watches: kubectl -n testns get deployments --field-selector "
+        "metadata.name=web-1 --watch -o json --output-watch-events --show-managed-fields",
         f"# and at once: kubectl -n testns get pods -l {SELECTOR} --watch -o json "
         "--output-watch-events",
     ]
-    assert plan.commands[2].startswith("kubectl -n testns --request-timeout 10s apply")
+    assert plan.commands[1].startswith("kubectl -n testns --request-timeout 10s apply")
     # Below the apply, the wait as a whole, which pasted waits for the same end state as
     # long as the adapter would.
-    assert plan.commands[3].split("\n") == [
+    assert plan.commands[2].split("\n") == [
         "# (judging each event, killed once the wait is decided; pasted, a watch never ends: "
         "the next line waits for the same end state)",
         "kubectl -n testns rollout status deployment/web-1 --timeout=300s",
     ]
+    assert len(plan.commands) == 3
     assert plan.manifest is not None and "web-1" in plan.manifest
     assert fp.calls == type(fp.calls)()
 
@@ -544,9 +574,8 @@ def test_create_without_namespace_uses_the_contexts(fp: FakeProcess, clock: Cloc
         ],
         stdout="testns",
     )
-    fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
-    watch(fp, ROLLED_OUT)
+    watch_create(fp, ROLLED_OUT)
     provider = KubernetesProvider(ClusterConfig())
     assert provider.create(parse_spec(SPEC)).namespace == "testns"  # type: ignore[union-attr]
 
@@ -1430,12 +1459,15 @@ def test_start_or_create_raced_by_a_delete_is_not_found(
     if operation == "start":
         fp.register(PATCH_1, stdout=STARTING)
     else:
-        fp.register(GET, **ABSENT)
         fp.register(APPLY_JSON, stdout=APPLIED)
     deleted = json.dumps({"type": "DELETED", "object": deployment()}) + "\n"
     rolling = deployment(available=None, conditions=[])
-    pods = WATCH_PODS_NAMED if operation == "start" else WATCH_PODS
-    watch(fp, events(rolling, deployment(deleting=True)) + deleted, pods=pods)
+    shown = events(rolling, deployment(deleting=True)) + deleted
+    if operation == "start":
+        watch_named(fp, shown)
+    else:
+        watch_create(fp, shown)
+    first = [WATCH, WATCH_PODS_NAMED] if operation == "start" else [WATCH_CREATE, WATCH_PODS]
     provider = make_provider()
     run = (
         (lambda: provider.start("testns/web-1"))
@@ -1444,7 +1476,7 @@ def test_start_or_create_raced_by_a_delete_is_not_found(
     )
     with pytest.raises(errors.NotFound, match=f"deleted by another operation while {operation}"):
         run()
-    assert calls(fp)[-3:-1] == [WATCH, pods]  # the watches, then the write
+    assert calls(fp)[-3:-1] == first  # the watches, then the write
     assert clock() - 1000.0 == 0  # at once, not after a slice
 
 
@@ -1486,9 +1518,8 @@ def test_a_rollout_a_pause_holds_back_says_so_at_once(fp: FakeProcess, clock: Cl
     cannot finish until someone resumes it."""
     paused = deployment(generation=2, observed=2, available=1, updated=0, total=1)
     paused["spec"]["paused"] = True
-    fp.register(GET, stdout=kubectl_object(deployment()))
     fp.register(APPLY_JSON, stdout=kubectl_object(paused))
-    watch(fp, events(paused))
+    watch_create(fp, events(deployment(), paused))
     fp.register(READ, stdout=kubectl_list([paused]))
     fp.register(EVENTS, stdout=kubectl_list([]))
     with pytest.raises(errors.RolloutFailed, match="paused"):
@@ -1604,11 +1635,10 @@ def _planned_then_ran(
 
 
 def test_dry_run_create_equals_the_real_run(fp: FakeProcess, clock: Clock) -> None:
-    fp.register(GET, **ABSENT)
     fp.register(APPLY_JSON, stdout=APPLIED)
-    watch(fp, ROLLED_OUT)
+    watch_create(fp, ROLLED_OUT)
     planned, ran = _planned_then_ran(fp, 0, lambda p: p.create(parse_spec(SPEC)))
-    assert ran == [GET, WATCH, WATCH_PODS, APPLY_JSON]
+    assert ran == [WATCH_CREATE, WATCH_PODS, APPLY_JSON]
     assert planned == [quiet(c) for c in ran]
 
 

@@ -163,15 +163,25 @@ def _outcome(result: Any) -> tuple[int, str | None]:
     return result.code, result.error_type
 
 
-def test_create_that_lost_the_name_before_reading_is_conflict(
+def test_create_that_lost_the_name_after_its_watch_listed_is_conflict(
     fake: FakeCluster, cluster: Cluster
 ) -> None:
-    """The race's worst interleaving, made deterministic: the loser's read sees no Deployment
-    (as if it ran just before the winner's create), so its apply meets the winner's selector."""
+    """The race's worst interleaving, made deterministic: the loser's Deployment watch (its
+    ownership check's read) lists no Deployment of the name, and the winner's create lands
+    between that list and the loser's apply, which then meets the winner's selector."""
     name, winner = cluster.workload("race-det")
-    assert cluster.adapter("create", "--spec", "-", stdin=spec(name, winner)).code == 0
-    fake.fail_next(1, 404, method="GET", path_regex=rf"/deployments/{name}$")
+    won: list[Any] = []
+    hook = fake.on_request(
+        before=lambda: won.append(
+            cluster.adapter("create", "--spec", "-", stdin=spec(name, winner))
+        ),
+        method="PATCH",
+        path_regex=rf"/deployments/{name}$",
+        kubectl_command="kubectl apply",
+    )
     loser = cluster.adapter("create", "--spec", "-", stdin=spec(name, f"{winner}-other"))
+    assert hook.fired.is_set() and not hook.errors, hook.errors
+    assert [_outcome(result) for result in won] == [(0, None)], won
     assert _outcome(loser) == (6, "Conflict"), loser
     message = loser.doc["error"]["message"]
     assert message.startswith(f"a Deployment named {name} now belongs to another container")

@@ -47,8 +47,9 @@ SPEC = json.dumps({"containerId": "c-web", "nodeId": "7", "hostname": NAME,
                    "image": "nginx:latest", "cpus": 0.1, "memoryMb": 64})  # fmt: skip
 
 # The first kubectl call of each command differs: the watches of the wait a write starts
-# before it (start, stop: their first call; create, reconfigure: after the reads that build
-# the write), an apply, a read by name, a list, a live feed's watches.
+# before it (start, stop, create: their first call, create's Deployment watch by name alone
+# being its ownership check's read; reconfigure: after the read that builds the write), a
+# read by name, a list, a live feed's watches.
 COMMANDS: dict[str, tuple[list[str], str | None]] = {
     "create": (["create", "--spec", "-"], SPEC),
     "start": (["start", PID], None),

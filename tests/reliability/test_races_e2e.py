@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from kubectl_adapter.contract.naming import identity_labels, selector_string
-from tests.e2e.conftest import Cluster, Result, spec
+from kubectl_adapter.contract.naming import MANAGED_LABEL, identity_labels, selector_string
+from tests.e2e.conftest import WAIT_TIMEOUT, Cluster, Result, spec
 from tests.fakecluster import FakeCluster
 from tests.fakecluster.faults import Hook
 from tests.reliability.helpers import fake_testns
@@ -180,6 +180,24 @@ class Races:
         created = self.cluster.adapter("create", "--spec", "-", stdin=never_ready)
         return self.finish(trial, created)
 
+    def create_vs_unlabel(self) -> Trial:
+        """Once create's apply is made, another hand removes Manager's managed label. The
+        Deployment's watch selects by name alone (its list is the ownership check's read);
+        the wait sees the Deployment leave Manager's label as a watch selecting on it would
+        (DELETED), and says so as it always did."""
+        name, cid = self.cluster.workload("cr-unlabel")
+        trial = Trial(name, cid)
+        unlabel = ("label", "deployment", name, f"{MANAGED_LABEL}-")
+        trial.hook = self.fake.on_request(
+            after=lambda: self.cluster.kubectl(*unlabel),
+            method="PATCH",
+            path_regex=rf"/namespaces/{self.ns}/deployments/{name}$",
+            kubectl_command="kubectl apply",
+        )
+        never_ready = spec(name, cid, env={"FAKE_NEVER_READY": "1"})
+        created = self.cluster.adapter("create", "--spec", "-", stdin=never_ready)
+        return self.finish(trial, created)
+
     # -- 3. delete trusting a 404 ---------------------------------------------------------
 
     def delete_vs_recreate(self) -> Trial:
@@ -243,6 +261,7 @@ SCENARIOS: dict[str, Callable[[Races], Trial]] = {
     "start_vs_delete": Races.start_vs_delete,
     "create_vs_delete": Races.create_vs_delete,
     "create_vs_stop": Races.create_vs_stop,
+    "create_vs_unlabel": Races.create_vs_unlabel,
     "delete_vs_recreate": Races.delete_vs_recreate,
     "delete_answered_404": Races.delete_answered_404,
 }
@@ -323,6 +342,18 @@ def test_start_or_create_raced_by_a_delete_is_not_found(trials: dict[str, Trial]
     assert "deleted by another operation" in result.doc["error"]["message"], _why(result)
     # Said when the watch saw it, not after a 10 s slice (the delete ran inside the wait).
     assert result.seconds < trial.competing[0].seconds + 8, _why(result)
+
+
+def test_create_whose_deployment_loses_the_managed_label_says_it_was_deleted(
+    trials: dict[str, Trial],
+) -> None:
+    """What the label-selected watch showed (the object left its selector: DELETED), create's
+    watch by name shows the wait the same: NotFound at once, and nothing more written."""
+    trial, result = _trial(trials, "create_vs_unlabel")
+    assert (result.code, result.error_type) == (3, "NotFound"), _why(result)
+    assert "deleted by another operation while create" in result.doc["error"]["message"]
+    assert result.seconds < float(WAIT_TIMEOUT), _why(result)  # as the watch saw it
+    assert trial.after is not None and MANAGED_LABEL not in trial.after["metadata"]["labels"]
 
 
 # -- 3 ------------------------------------------------------------------------------------------
