@@ -51,6 +51,20 @@ class Trial:
     spawned: float = 0.0
     stdout: str = ""
     stderr: str = ""
+    caught: bool | None = None  # the adapter's handlers were in place as the signal went
+
+
+def _catches_sigterm(pid: int) -> bool | None:
+    """Whether the process catches SIGTERM (``SigCgt`` in /proc): the interpreter never does
+    by itself, the adapter's first line does; None when it could not be read."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("SigCgt:"):
+                    return bool(int(line.split()[1], 16) >> (signal.SIGTERM - 1) & 1)
+    except OSError:
+        return None
+    return None
 
 
 def _spawn(tmp_path: Path, kubectl: str, mark: str, patient: bool = False) -> subprocess.Popen[str]:
@@ -164,13 +178,14 @@ def _verdict(trial: Trial) -> str | None:
         and trial.stderr.startswith("Fatal Python error: init_import_site")
         and "KeyboardInterrupt" in trial.stderr
     )
-    # Or, for a signal sent the moment the spawn returned (0 ms: the new process may not
-    # have run one instruction yet), none at all: the command ran to its answer, exit 0,
-    # nothing on stderr (seen once in 301 trials, a clean-clone run at load 8: SIGINT at
-    # 0 ms). Past the adapter's first line a signal is held or handled, never dropped (every
-    # later trial); what dropped this one is not established, so it is accepted at 0 ms only.
-    lost_at_spawn = trial.delay_ms == 0 and code == 0 and not trial.stderr
-    if swallowed or in_site or lost_at_spawn or (fatal_init and not trial.stdout):
+    # Or none at all, for a signal sent before the adapter's first line (the process did not
+    # catch SIGTERM yet: /proc's SigCgt, read just before the signal went): the command ran
+    # to its answer as if never signalled, exit 0, nothing on stderr. Seen in clean-clone
+    # runs at load 8, a SIGINT 0-2 ms after the spawn returned (1 of 301 trials, twice):
+    # the interpreter's affair, as the forms above. Once the adapter catches SIGTERM, a lost
+    # signal fails this test.
+    lost_before = trial.caught is False and code == 0 and not trial.stderr
+    if swallowed or in_site or lost_before or (fatal_init and not trial.stdout):
         pass
     elif trial.stdout or not (code == -signum or (interpreters and code == 1)):
         return f"exit {code}, stdout {trial.stdout[:200]!r}, stderr {trial.stderr[-600:]!r}"
@@ -199,6 +214,7 @@ def test_a_signal_at_every_millisecond_of_start_up(tmp_path: Path) -> None:
         for trial in sorted(batch, key=lambda t: t.spawned + t.delay_ms / 1000):
             pause = trial.spawned + trial.delay_ms / 1000 - time.monotonic()
             time.sleep(max(0.0, pause))  # the moment under test
+            trial.caught = _catches_sigterm(trial.proc.pid)
             with contextlib.suppress(ProcessLookupError):
                 trial.proc.send_signal(trial.signum)
         for trial in batch:
