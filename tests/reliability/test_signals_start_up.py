@@ -83,8 +83,11 @@ def _spawn(tmp_path: Path, kubectl: str, mark: str, patient: bool = False) -> su
     )
 
 
-def _kill_stub(tmp_path: Path, trial: Trial) -> None:
-    """The kubectl stub's group, if it is still there (it holds the trial's pipes open)."""
+def _kill(tmp_path: Path, trial: Trial) -> None:
+    """The trial's CLI if it still runs, and its kubectl stub's group if that is still there
+    (the stub holds the trial's pipes open: killed before they are read to the end)."""
+    if trial.proc.poll() is None:
+        trial.proc.kill()
     pidfile = tmp_path / f"{trial.mark}.pid"
     text = pidfile.read_text().strip() if pidfile.exists() else ""
     if text and alive(int(text)):
@@ -97,16 +100,14 @@ def _reap(tmp_path: Path, trial: Trial) -> None:
     try:
         trial.stdout, trial.stderr = trial.proc.communicate(timeout=30)
     except subprocess.TimeoutExpired:  # judged as a failure (killed: no 128 + N), not raised,
-        trial.proc.kill()  # so that the rest of its batch is reaped too
-        _kill_stub(tmp_path, trial)
+        _kill(tmp_path, trial)  # so that the rest of its batch is reaped too
         trial.stdout, trial.stderr = trial.proc.communicate()
         trial.stderr += "\n(still running 30 s after its signal: killed)"
     finally:
-        if trial.proc.poll() is None:
-            trial.proc.kill()
-            _kill_stub(tmp_path, trial)
+        running = trial.proc.poll() is None
+        _kill(tmp_path, trial)
+        if running:
             trial.proc.communicate()
-        _kill_stub(tmp_path, trial)
 
 
 def _window_ms(tmp_path: Path, kubectl: str) -> float:
